@@ -1,0 +1,87 @@
+// Package booker decides bookings and cancellations of doctor-appointment slots.
+// The guarantee that no slot ever holds more patients than its capacity lives in
+// PostgreSQL (see package postgres); this package names the domain those
+// decisions are made in, so that transports and storage speak one vocabulary.
+package booker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"time"
+)
+
+// Status is the state of an appointment; a cancelled one frees its place.
+type Status string
+
+// The two states an appointment can be in.
+const (
+	StatusBooked    Status = "BOOKED"
+	StatusCancelled Status = "CANCELLED"
+)
+
+// Slot is one bookable period of a doctor, precomputed as a row so that a
+// booking has one concrete thing to lock and count.
+type Slot struct {
+	ID          int64
+	DoctorID    int64
+	StartAt     time.Time
+	EndAt       time.Time
+	Capacity    int
+	BookedCount int
+}
+
+// Available is the number of places still free.
+func (s Slot) Available() int { return s.Capacity - s.BookedCount }
+
+// Appointment is one patient's place in one slot.
+type Appointment struct {
+	ID        int64
+	SlotID    int64
+	PatientID int64
+	Status    Status
+	CreatedAt time.Time
+}
+
+// BookRequest is a patient's click on "book". The idempotency key is chosen by
+// the client per click and scoped to the patient, so a retry of the same click
+// can never become a second appointment.
+type BookRequest struct {
+	SlotID         int64
+	PatientID      int64
+	IdempotencyKey string
+}
+
+// Fingerprint identifies the request body stored with a key, so that the same
+// key sent with another body is recognised and refused rather than replayed.
+func (r BookRequest) Fingerprint() string {
+	sum := sha256.Sum256([]byte("v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)))
+	return hex.EncodeToString(sum[:])
+}
+
+// Booking is the outcome of a successful BookRequest.
+type Booking struct {
+	Appointment
+	// Replay is true when the key had already been decided and the first result is returned again.
+	Replay bool
+	// Left is the number of places the slot has after this booking; meaningful only when Replay is false.
+	Left int
+}
+
+// Cancellation is the outcome of a cancel request.
+type Cancellation struct {
+	Appointment
+	// Changed is true only for the request that moved the appointment from BOOKED to CANCELLED.
+	Changed bool
+	// Left is the number of places the slot has after the cancellation; meaningful only when Changed.
+	Left int
+}
+
+// Service decides bookings and cancellations. Implementations must hold the
+// invariants under any number of concurrent callers: a slot never exceeds its
+// capacity, a key books at most once, a cancellation frees its place once.
+type Service interface {
+	Book(ctx context.Context, req BookRequest) (Booking, error)
+	Cancel(ctx context.Context, appointmentID int64) (Cancellation, error)
+}

@@ -1,0 +1,4 @@
+// Command booker drains the booking queue into PostgreSQL.
+package main
+
+func main() {}

@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"termin/booker"
+)
+
+// bookSQL reserves a place, records the appointment and its outbox event in one
+// statement, which PostgreSQL runs as one transaction: the conditional UPDATE
+// checks and writes in one step under the row lock, and any constraint
+// violation of the INSERTs rolls the reservation back with them.
+const bookSQL = `
+WITH reserved AS (
+    UPDATE time_slot SET booked_count = booked_count + 1
+    WHERE id = $1 AND booked_count < capacity AND start_at > $5
+    RETURNING id, doctor_id, start_at, end_at, capacity - booked_count AS left_places
+), appt AS (
+    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
+    SELECT id, $2, 'BOOKED', $3, $4 FROM reserved
+    RETURNING id, created_at
+), event AS (
+    INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
+    SELECT 'appointment', a.id, 'appointment.booked', jsonb_build_object(
+        'appointmentId', a.id, 'slotId', r.id, 'patientId', $2::bigint, 'doctorId', r.doctor_id,
+        'startAt', r.start_at, 'endAt', r.end_at, 'createdAt', a.created_at)
+    FROM appt a, reserved r
+)
+SELECT a.id, a.created_at, r.left_places FROM appt a, reserved r`
+
+// Book reserves a place for the request unless its key was already decided,
+// in which case the first result comes back marked as a replay.
+func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
+	if b, ok, err := s.replay(ctx, req); ok || err != nil {
+		return b, err
+	}
+	b := booker.Booking{Appointment: booker.Appointment{
+		SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked,
+	}}
+	err := s.pool.QueryRow(ctx, bookSQL, req.SlotID, req.PatientID, req.IdempotencyKey,
+		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left)
+	switch err = translate(err); {
+	case err == nil:
+		return b, nil
+	case errors.Is(err, errKeyTaken):
+		return s.mustReplay(ctx, req)
+	case errors.Is(err, pgx.ErrNoRows):
+		return s.explainRefusal(ctx, req)
+	default:
+		return booker.Booking{}, err
+	}
+}
+
+// replay looks the request's key up; ok is false when the key is new.
+func (s *Store) replay(ctx context.Context, req booker.BookRequest) (b booker.Booking, ok bool, err error) {
+	var fingerprint string
+	err = s.pool.QueryRow(ctx, `
+        SELECT id, slot_id, patient_id, status, created_at, request_fingerprint
+        FROM appointment WHERE patient_id = $1 AND idempotency_key = $2`,
+		req.PatientID, req.IdempotencyKey).
+		Scan(&b.ID, &b.SlotID, &b.PatientID, &b.Status, &b.CreatedAt, &fingerprint)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return booker.Booking{}, false, nil
+	case err != nil:
+		return booker.Booking{}, false, fmt.Errorf("postgres: look up key: %w", err)
+	case fingerprint != req.Fingerprint():
+		return booker.Booking{}, true, booker.ErrKeyReused
+	}
+	b.Replay = true
+	return b, true, nil
+}
+
+// mustReplay answers a request that lost the race for its own key to a
+// concurrent twin: the twin has committed by now, so its result is there.
+func (s *Store) mustReplay(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
+	b, ok, err := s.replay(ctx, req)
+	if err == nil && !ok {
+		err = fmt.Errorf("postgres: key %q conflicted but cannot be read back", req.IdempotencyKey)
+	}
+	return b, err
+}
+
+// explainRefusal runs only when the conditional UPDATE matched no row and tells
+// why. A concurrent twin with the same key may have taken the last place while
+// this request waited for the row lock, so the key is looked at first.
+func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
+	if b, ok, err := s.replay(ctx, req); ok || err != nil {
+		return b, err
+	}
+	var (
+		startAt     time.Time
+		full, holds bool
+	)
+	err := s.pool.QueryRow(ctx, `
+        SELECT start_at, booked_count >= capacity,
+               EXISTS (SELECT 1 FROM appointment
+                       WHERE slot_id = $1 AND patient_id = $2 AND status = 'BOOKED')
+        FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID).Scan(&startAt, &full, &holds)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return booker.Booking{}, booker.ErrSlotNotFound
+	case err != nil:
+		return booker.Booking{}, fmt.Errorf("postgres: explain refusal: %w", err)
+	case !startAt.After(s.Now()):
+		return booker.Booking{}, booker.ErrSlotClosed
+	case holds:
+		return booker.Booking{}, booker.ErrAlreadyBooked
+	}
+	return booker.Booking{}, booker.ErrSlotFull
+}

@@ -1,0 +1,43 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"termin/booker"
+)
+
+// cancelSQL frees the place only when the appointment really moves from BOOKED
+// to CANCELLED in this statement: a second cancel matches no row and changes
+// nothing (seed, section 5.3).
+const cancelSQL = `
+WITH c AS (
+    UPDATE appointment SET status = 'CANCELLED', cancelled_at = now()
+    WHERE id = $1 AND status = 'BOOKED'
+    RETURNING id, slot_id, patient_id, created_at
+), s AS (
+    UPDATE time_slot t SET booked_count = t.booked_count - 1
+    FROM c WHERE t.id = c.slot_id
+    RETURNING t.id, t.doctor_id, t.start_at, t.end_at, t.capacity - t.booked_count AS left_places
+), event AS (
+    INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
+    SELECT 'appointment', c.id, 'appointment.cancelled', jsonb_build_object(
+        'appointmentId', c.id, 'slotId', s.id, 'patientId', c.patient_id, 'doctorId', s.doctor_id,
+        'startAt', s.start_at, 'endAt', s.end_at, 'cancelledAt', now())
+    FROM c, s
+)
+SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places FROM c, s`
+
+// Cancel cancels the appointment. Cancelling one that is already cancelled is
+// not an error: the result says Changed = false and nothing was touched.
+func (s *Store) Cancel(ctx context.Context, id int64) (booker.Cancellation, error) {
+	c := booker.Cancellation{Changed: true}
+	c.Status = booker.StatusCancelled
+	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left)
+	if errors.Is(err, pgx.ErrNoRows) {
+		a, err := s.Appointment(ctx, id)
+		return booker.Cancellation{Appointment: a}, err
+	}
+	return c, translate(err)
+}

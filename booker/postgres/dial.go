@@ -1,0 +1,37 @@
+// Package postgres is the booker's PostgreSQL adapter: it reserves places with
+// one conditional UPDATE, leans on the schema's constraints as the last line of
+// defence, and translates PostgreSQL's errors into the booker's domain errors.
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Open connects a pool of at most maxConns connections. The bound is the point:
+// under a burst, requests wait for a connection in the pool instead of piling
+// up as lock waiters inside PostgreSQL.
+func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	if maxConns > 0 {
+		cfg.MaxConns = maxConns
+	}
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "termin"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: ping: %w", err)
+	}
+	return pool, nil
+}

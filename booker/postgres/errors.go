@@ -1,0 +1,39 @@
+package postgres
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"termin/booker"
+)
+
+// PostgreSQL error codes this adapter gives a domain meaning to.
+const (
+	codeUniqueViolation = "23505"
+	codeCheckViolation  = "23514"
+	codeForeignKey      = "23503"
+)
+
+// errKeyTaken signals that a concurrent request with the same key won the
+// insert; the caller answers with that request's result instead.
+var errKeyTaken = errors.New("idempotency key taken concurrently")
+
+// translate maps constraint violations to domain errors by constraint name and
+// passes every other error through unchanged.
+func translate(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return err
+	}
+	switch {
+	case pgErr.Code == codeUniqueViolation && pgErr.ConstraintName == "uq_active_patient_slot":
+		return booker.ErrAlreadyBooked
+	case pgErr.Code == codeUniqueViolation && pgErr.ConstraintName == "uq_patient_idempotency_key":
+		return errKeyTaken
+	case pgErr.Code == codeCheckViolation && pgErr.ConstraintName == "chk_booked":
+		return booker.ErrSlotFull
+	case pgErr.Code == codeForeignKey:
+		return booker.ErrSlotNotFound
+	}
+	return err
+}

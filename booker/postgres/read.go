@@ -1,0 +1,49 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"termin/booker"
+)
+
+// Appointment reads one appointment by id.
+func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
+	var a booker.Appointment
+	err := s.pool.QueryRow(ctx, `
+        SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`, id).
+		Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booker.Appointment{}, booker.ErrAppointmentNotFound
+	}
+	if err != nil {
+		return booker.Appointment{}, fmt.Errorf("postgres: read appointment: %w", err)
+	}
+	return a, nil
+}
+
+// ListSlots returns the doctor's slots of one calendar day in the store's zone
+// that have not started and still have a free place, by start time.
+func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error) {
+	from, to := day.Bounds(s.zone)
+	rows, err := s.pool.Query(ctx, `
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count
+        FROM time_slot
+        WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
+          AND start_at > $4 AND booked_count < capacity
+        ORDER BY start_at`, doctorID, from, to, s.Now())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list slots: %w", err)
+	}
+	slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booker.Slot, error) {
+		var sl booker.Slot
+		err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
+		return sl, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list slots: %w", err)
+	}
+	return slots, nil
+}

@@ -1,0 +1,24 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/booker"
+)
+
+// Store decides bookings and cancellations in PostgreSQL and reads slots and
+// appointments back.
+type Store struct {
+	pool *pgxpool.Pool
+	zone *time.Location
+	// Now is the clock that decides whether a slot has started; tests replace it.
+	Now func() time.Time
+}
+
+var _ booker.Service = (*Store)(nil)
+
+// NewStore uses pool for every query and reads calendar dates in zone.
+func NewStore(pool *pgxpool.Pool, zone *time.Location) *Store {
+	return &Store{pool: pool, zone: zone, Now: time.Now}
+}

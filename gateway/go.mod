@@ -1,0 +1,3 @@
+module termin/gateway
+
+go 1.26

@@ -1,0 +1,4 @@
+// Command loadtest replays 7:00 opening bursts.
+package main
+
+func main() {}

@@ -1,0 +1,3 @@
+module termin/loadtest
+
+go 1.26

@@ -1,0 +1,3 @@
+module termin/shared
+
+go 1.26
