@@ -1,14 +1,14 @@
 package booker
 
-import "errors"
+import "termin/shared"
 
-// The domain's errors. Every adapter translates its own failures into these, and
-// every transport maps these (and only these) to its own codes.
+// The domain's errors. Every adapter translates its own failures into these;
+// each carries the code the wire and the HTTP API name it by.
 var (
-	ErrSlotNotFound        = errors.New("slot not found")
-	ErrSlotFull            = errors.New("slot is full")
-	ErrSlotClosed          = errors.New("slot has started or is not open for booking")
-	ErrAlreadyBooked       = errors.New("patient already holds a place in this slot")
-	ErrKeyReused           = errors.New("idempotency key was already used with another request")
-	ErrAppointmentNotFound = errors.New("appointment not found")
+	ErrSlotNotFound        = shared.NewError(shared.CodeSlotNotFound, "slot not found")
+	ErrSlotFull            = shared.NewError(shared.CodeSlotFull, "slot is full")
+	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
+	ErrAlreadyBooked       = shared.NewError(shared.CodeAlreadyBooked, "patient already holds a place in this slot")
+	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
+	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 )

@@ -1,4 +1,139 @@
 // Package shared is the wire contract between the gateway and the booker: the
-// messages that travel over NATS and nothing else, so that both binaries can
-// change their insides independently.
+// messages that travel over NATS and the codes their outcomes are named by,
+// and nothing else, so that both binaries can change their insides
+// independently.
 package shared
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Version is the version of the messages below; a booker refuses (terminates)
+// a message of a version it does not know instead of guessing at it.
+const Version = 1
+
+// Code names an outcome. The error codes are the problem codes of the HTTP API.
+type Code string
+
+// Outcomes of a decision, and the errors of the HTTP API.
+const (
+	Booked    Code = "BOOKED"
+	Cancelled Code = "CANCELLED"
+
+	CodeInvalidRequest        Code = "INVALID_REQUEST"
+	CodePayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
+	CodeMissingIdempotencyKey Code = "MISSING_IDEMPOTENCY_KEY"
+	CodeInvalidIdempotencyKey Code = "INVALID_IDEMPOTENCY_KEY"
+	CodeSlotNotFound          Code = "SLOT_NOT_FOUND"
+	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
+	CodeSlotFull              Code = "SLOT_FULL"
+	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
+	CodeSlotClosed            Code = "SLOT_CLOSED"
+	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
+	CodeRateLimited           Code = "RATE_LIMITED"
+	CodeUnavailable           Code = "UNAVAILABLE"
+	CodeUnauthorized          Code = "UNAUTHORIZED"
+	CodeForbidden             Code = "FORBIDDEN"
+	CodeNotFound              Code = "NOT_FOUND"
+	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
+	CodeInternal              Code = "INTERNAL"
+)
+
+// Error is an error with a code, so that a decision made in the booker keeps
+// its meaning on the wire and in the gateway's answer.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+// NewError makes a sentinel error with a code.
+func NewError(code Code, msg string) *Error { return &Error{Code: code, Msg: msg} }
+
+func (e *Error) Error() string { return e.Msg }
+
+// CodeOf returns the code of the first *Error in err's chain, or CodeInternal.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// Kind says what a Command asks for.
+type Kind string
+
+// The two kinds of command. Cancellations go through the same queue as
+// bookings so that every write to a slot row is decided in the booker.
+const (
+	KindBook   Kind = "book"
+	KindCancel Kind = "cancel"
+)
+
+// Command is a booking or cancellation request waiting in the booking stream.
+type Command struct {
+	V              int    `json:"v"`
+	Kind           Kind   `json:"kind"`
+	RequestID      string `json:"requestId,omitempty"`
+	SlotID         int64  `json:"slotId,omitempty"`
+	PatientID      int64  `json:"patientId,omitempty"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	AppointmentID  int64  `json:"appointmentId,omitempty"`
+}
+
+// Appointment is an appointment as it travels in a Decision.
+type Appointment struct {
+	ID        int64  `json:"id"`
+	SlotID    int64  `json:"slotId"`
+	PatientID int64  `json:"patientId"`
+	Status    string `json:"status"`
+	CreatedAt string `json:"createdAt"`
+}
+
+// Decision is the booker's answer to a Command: an outcome code, and the
+// appointment when there is one. Replay is true when the key had been decided
+// before.
+type Decision struct {
+	V           int          `json:"v"`
+	Code        Code         `json:"code"`
+	Detail      string       `json:"detail,omitempty"`
+	Replay      bool         `json:"replay,omitempty"`
+	SlotID      int64        `json:"slotId,omitempty"`
+	Appointment *Appointment `json:"appointment,omitempty"`
+}
+
+// ReplyHeader carries the subject the gateway waits on for the Decision; the
+// NATS reply subject of a JetStream publish is taken by the PubAck.
+const ReplyHeader = "Termin-Reply-To"
+
+// Subject is the per-doctor subject a command is published on.
+func Subject(prefix string, doctorID int64) string {
+	return prefix + "." + strconv.FormatInt(doctorID, 10)
+}
+
+// BookingMsgID is the JetStream de-duplication id of a booking: the patient and
+// their key, so that a repeat published by any gateway is dropped by the stream.
+func BookingMsgID(patientID int64, key string) string {
+	return "book." + strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// CancelMsgID is the de-duplication id of a cancellation.
+func CancelMsgID(appointmentID int64) string {
+	return "cancel." + strconv.FormatInt(appointmentID, 10)
+}
+
+// DecisionKey is where the decision of a booking key is kept in the decisions
+// KV bucket, so that any gateway can answer a repeat with the one decision.
+func DecisionKey(patientID int64, key string) string {
+	return strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// Names of the JetStream assets both binaries use. The booker creates them at
+// start; the gateway binds to them.
+const (
+	StreamName           = "BOOKINGS"
+	ConsumerName         = "booker"
+	DecisionsBucket      = "booking-decisions"
+	DefaultSubjectPrefix = "booking"
+)

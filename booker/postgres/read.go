@@ -47,3 +47,18 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) 
 	}
 	return slots, nil
 }
+
+// Slot reads one slot by id, whatever its state.
+func (s *Store) Slot(ctx context.Context, id int64) (booker.Slot, error) {
+	var sl booker.Slot
+	err := s.pool.QueryRow(ctx, `
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count FROM time_slot WHERE id = $1`, id).
+		Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booker.Slot{}, booker.ErrSlotNotFound
+	}
+	if err != nil {
+		return booker.Slot{}, fmt.Errorf("postgres: read slot: %w", err)
+	}
+	return sl, nil
+}

@@ -1,4 +1,44 @@
-// Command booker drains the booking queue into PostgreSQL.
+// Command booker drains the booking queue into PostgreSQL: each command is
+// decided by a conditional UPDATE, recorded, answered and only then acknowledged.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"termin/booker/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "booker:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	cfg, err := app.ParseFlags(args)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	a, err := app.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Logger.Info("booker started", "admin", a.Addr(), "workers", cfg.Workers, "db_conns", cfg.DBConns)
+	<-ctx.Done()
+	cfg.Logger.Info("booker stopping: finishing the commands in hand")
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return a.Shutdown(shutdown)
+}

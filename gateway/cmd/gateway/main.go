@@ -1,4 +1,46 @@
-// Command gateway is the front door of the booking service.
+// Command gateway is the front door of the booking service: it validates
+// requests, queues bookings for the booker and answers with its decisions.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"termin/gateway/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string) error {
+	cfg, err := app.ParseFlags(args)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if len(cfg.AuthSecret) == 0 {
+		cfg.Logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
+	}
+	a, err := app.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Logger.Info("gateway started", "url", a.URL(), "reply_budget", cfg.ReplyBudget)
+	<-ctx.Done()
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return a.Shutdown(shutdown)
+}

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// serveAdmin starts /metrics, /healthz and /readyz on the configured address.
+func (a *App) serveAdmin(reg *prometheus.Registry) error {
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	a.listener = ln
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := a.ready(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	a.http = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go a.http.Serve(ln)
+	return nil
+}
+
+// ready is true while both PostgreSQL and NATS answer.
+func (a *App) ready(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := a.db.Ping(ctx); err != nil {
+		return errors.New("postgres: " + err.Error())
+	}
+	if !a.nc.IsConnected() {
+		return errors.New("nats: not connected")
+	}
+	return nil
+}

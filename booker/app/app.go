@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"termin/booker"
+	"termin/booker/jetstream"
+	"termin/booker/postgres"
+	"termin/migrations"
+)
+
+// App is a running booker.
+type App struct {
+	cfg      Config
+	db       *pgxpool.Pool
+	nc       *nats.Conn
+	listener net.Listener
+	http     *http.Server
+	cancel   context.CancelFunc
+	done     chan struct{}
+	// Store is the booker's decision core, exposed for tests that check the database.
+	Store *postgres.Store
+}
+
+// Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
+// pulling. It returns once the booker is ready to decide.
+func Start(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	a := &App{cfg: cfg, done: make(chan struct{})}
+	if err := a.start(ctx); err != nil {
+		a.closeConns()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) start(ctx context.Context) (err error) {
+	if a.cfg.Migrate {
+		if err := migrations.Up(ctx, a.cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
+	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns); err != nil {
+		return err
+	}
+	a.Store = postgres.NewStore(a.db, a.cfg.Zone)
+	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("booker"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	js, err := natsjs.New(a.nc)
+	if err != nil {
+		return err
+	}
+	cons, kv, err := jetstream.Setup(ctx, js, a.cfg.Stream)
+	if err != nil {
+		return err
+	}
+	reg := a.registry()
+	metrics := jetstream.NewMetrics(reg)
+	if err := a.serveAdmin(reg); err != nil {
+		return err
+	}
+	var svc booker.Service = a.Store
+	if a.cfg.Decorate != nil {
+		svc = a.cfg.Decorate(svc)
+	}
+	a.run(cons, &jetstream.Worker{Service: svc, Decisions: kv, Conn: a.nc, Metrics: metrics,
+		Log: a.cfg.Logger, Retries: 3}, metrics)
+	return nil
+}
+
+func (a *App) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "booker_db_pool_acquired_conns",
+			Help: "PostgreSQL connections in use by the booker.",
+		}, func() float64 { return float64(a.db.Stat().AcquiredConns()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "booker_db_pool_idle_conns",
+			Help: "Idle PostgreSQL connections of the booker.",
+		}, func() float64 { return float64(a.db.Stat().IdleConns()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "booker_db_pool_empty_acquire_total",
+			Help: "Acquires that had to wait because the pool was exhausted.",
+		}, func() float64 { return float64(a.db.Stat().EmptyAcquireCount()) }))
+	return reg
+}
+
+func (a *App) run(cons natsjs.Consumer, w *jetstream.Worker, m *jetstream.Metrics) {
+	ctx, cancel := context.WithCancel(context.Background())
+	a.cancel = cancel
+	pool := &jetstream.Pool{Consumer: cons, Worker: w, Size: a.cfg.Workers, Log: a.cfg.Logger}
+	go jetstream.WatchQueue(ctx, cons, m, time.Second)
+	go func() {
+		defer close(a.done)
+		if err := pool.Run(ctx); err != nil {
+			a.cfg.Logger.Error("booker pool stopped", "err", err)
+		}
+	}()
+}
+
+// Addr is the address the admin server listens on.
+func (a *App) Addr() string { return a.listener.Addr().String() }
+
+// Shutdown stops pulling, finishes and acknowledges the commands in hand, and
+// closes every connection.
+func (a *App) Shutdown(ctx context.Context) error {
+	a.cancel()
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		return errors.Join(ctx.Err(), a.closeConns())
+	}
+	return a.closeConns()
+}
+
+// Kill drops the booker's connections at once, as a crash would: commands in
+// hand stay unacknowledged and JetStream delivers them again. For fault tests.
+func (a *App) Kill() {
+	a.nc.Close()
+	a.cancel()
+	_ = a.closeConns()
+}
+
+func (a *App) closeConns() error {
+	var err error
+	if a.http != nil {
+		err = a.http.Close()
+	}
+	if a.nc != nil {
+		a.nc.Close()
+	}
+	if a.db != nil {
+		a.db.Close()
+	}
+	return err
+}

@@ -1,0 +1,58 @@
+package jetstream
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"termin/shared"
+)
+
+// Metrics are what an SRE watches of the booker's queue side.
+type Metrics struct {
+	Reserve     prometheus.Histogram
+	Outcomes    *prometheus.CounterVec
+	Terminated  *prometheus.CounterVec
+	Redelivered prometheus.Counter
+	Retries     prometheus.Counter
+	Pending     prometheus.Gauge
+	AckPending  prometheus.Gauge
+}
+
+// NewMetrics registers the booker's queue metrics on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		Reserve: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "booker_reserve_duration_seconds",
+			Help:    "Duration of the database transaction that decides a booking.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 15),
+		}),
+		Outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "booker_bookings_total",
+			Help: "Decided commands by outcome (BOOKED, REPLAYED, CANCELLED or the refusal's code).",
+		}, []string{"outcome"}),
+		Terminated: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "booker_messages_terminated_total",
+			Help: "Messages terminated without a decision, by reason.",
+		}, []string{"reason"}),
+		Redelivered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "booker_redeliveries_total",
+			Help: "Messages received again after a failed or unacknowledged attempt.",
+		}),
+		Retries: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "booker_db_retries_total",
+			Help: "Retries of a transient database failure within one attempt.",
+		}),
+		Pending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "booker_queue_pending",
+			Help: "Messages waiting in the booking stream for the booker consumer.",
+		}),
+		AckPending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "booker_queue_ack_pending",
+			Help: "Messages delivered to bookers and not yet acknowledged.",
+		}),
+	}
+	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.Redelivered, m.Retries, m.Pending, m.AckPending)
+	for _, c := range []shared.Code{shared.Booked, "REPLAYED", shared.Cancelled, shared.CodeSlotFull,
+		shared.CodeSlotClosed, shared.CodeAlreadyBooked, shared.CodeSlotNotFound, shared.CodeIdempotencyKeyReused} {
+		m.Outcomes.WithLabelValues(string(c))
+	}
+	return m
+}

@@ -1,0 +1,94 @@
+// Package jetstream is the booker's NATS JetStream adapter: it creates the
+// booking stream, its consumer and the decisions bucket, and drains the queue
+// through a bounded pool of workers that decide each command in PostgreSQL.
+package jetstream
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"termin/shared"
+)
+
+// Config sets the bounds of the queue. Each default is chosen, not inherited:
+//   - MaxBytes/MaxMsgs with DiscardNew: a full stream refuses new commands
+//     (the gateway answers 503) instead of silently dropping old accepted ones.
+//   - Duplicates 10 min: a repeat of the same patient and key published by any
+//     gateway within this window is dropped by the stream itself; later repeats
+//     are caught by the decisions bucket and by the key's unique index.
+//   - AckWait 30 s: a decision takes milliseconds; 30 s covers the in-process
+//     retries of a slow database before JetStream redelivers.
+//   - MaxDeliver -1 (unlimited): an accepted request is never dropped by
+//     JetStream. A malformed message is terminated explicitly instead, so it
+//     cannot loop; a transient failure is retried with a growing delay.
+//   - MaxAckPending 4096: bounds the commands in flight across all bookers,
+//     well above what the workers hold (Workers × 2 per booker).
+//   - DecisionTTL 24 h: a client repeating a key within a day gets the one decision.
+type Config struct {
+	SubjectPrefix string
+	Replicas      int
+	MaxBytes      int64
+	MaxMsgs       int64
+	Duplicates    time.Duration
+	AckWait       time.Duration
+	MaxAckPending int
+	DecisionTTL   time.Duration
+}
+
+// DefaultConfig returns the bounds described on Config.
+func DefaultConfig() Config {
+	return Config{
+		SubjectPrefix: shared.DefaultSubjectPrefix,
+		Replicas:      1,
+		MaxBytes:      512 << 20,
+		MaxMsgs:       2_000_000,
+		Duplicates:    10 * time.Minute,
+		AckWait:       30 * time.Second,
+		MaxAckPending: 4096,
+		DecisionTTL:   24 * time.Hour,
+	}
+}
+
+// Setup creates or updates the booking stream, its durable pull consumer and
+// the decisions bucket. It is idempotent, so every booker runs it at start.
+func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Consumer, jetstream.KeyValue, error) {
+	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        shared.StreamName,
+		Description: "Booking and cancellation commands, one subject per doctor.",
+		Subjects:    []string{cfg.SubjectPrefix + ".>"},
+		Retention:   jetstream.WorkQueuePolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		MaxBytes:    cfg.MaxBytes,
+		MaxMsgs:     cfg.MaxMsgs,
+		Discard:     jetstream.DiscardNew,
+		Duplicates:  cfg.Duplicates,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("jetstream: booking stream: %w", err)
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, shared.StreamName, jetstream.ConsumerConfig{
+		Durable:       shared.ConsumerName,
+		Description:   "The booker pool.",
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       cfg.AckWait,
+		MaxDeliver:    -1,
+		MaxAckPending: cfg.MaxAckPending,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("jetstream: booker consumer: %w", err)
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      shared.DecisionsBucket,
+		Description: "The decision of each (patient, idempotency key).",
+		TTL:         cfg.DecisionTTL,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("jetstream: decisions bucket: %w", err)
+	}
+	return cons, kv, nil
+}

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"termin/booker/postgres"
+	"termin/gateway"
+	gwhttp "termin/gateway/http"
+	"termin/gateway/jetstream"
+	"termin/migrations"
+)
+
+// App is a running gateway.
+type App struct {
+	cfg    Config
+	db     *pgxpool.Pool
+	nc     *nats.Conn
+	queue  *jetstream.Queue
+	server *gwhttp.Server
+	ln     net.Listener
+}
+
+// Start waits for the booker's migrations and queue, then serves. It returns
+// once the gateway accepts requests, or when ctx ends first.
+func Start(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	a := &App{cfg: cfg}
+	if err := a.start(ctx); err != nil {
+		a.close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) start(ctx context.Context) (err error) {
+	if err := waitFor(ctx, "migrations", func() error { return migrated(ctx, a.cfg.DatabaseURL) }); err != nil {
+		return err
+	}
+	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.ReadConns); err != nil {
+		return err
+	}
+	store := postgres.NewStore(a.db, a.cfg.Zone)
+	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return fmt.Errorf("nats: %w", err)
+	}
+	qcfg := jetstream.Config{SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget, PublishTimeout: a.cfg.PublishTimeout}
+	slots := gateway.NewSlotCache(store, time.Minute, 100_000)
+	if err := waitFor(ctx, "booking queue", func() (err error) {
+		a.queue, err = jetstream.New(ctx, a.nc, qcfg, slots, a.cfg.Logger)
+		return err
+	}); err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: a.queue, Reads: store, Ready: a.ready,
+		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger})
+	if err != nil {
+		return err
+	}
+	if a.ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
+		return err
+	}
+	go a.server.Serve(a.ln)
+	return nil
+}
+
+// migrated fails while the booker has migrations left to apply.
+func migrated(ctx context.Context, url string) error {
+	pending, err := migrations.Pending(ctx, url)
+	if err == nil && pending {
+		err = errors.New("migrations pending")
+	}
+	return err
+}
+
+// waitFor retries fn until it succeeds or ctx ends, logging what it waits for.
+func waitFor(ctx context.Context, what string, fn func() error) error {
+	for logged := false; ; {
+		err := fn()
+		if err == nil {
+			return nil
+		}
+		if !logged {
+			slog.Info("gateway waiting", "for", what, "err", err)
+			logged = true
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, errors.Join(err, ctx.Err()))
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func (a *App) ready(ctx context.Context) error {
+	if err := a.db.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return a.queue.Ready()
+}
+
+// Addr is the address the gateway serves on.
+func (a *App) Addr() string { return a.ln.Addr().String() }
+
+// URL is the gateway's base URL.
+func (a *App) URL() string { return "http://" + a.Addr() }
+
+// Shutdown stops accepting requests, lets those in flight finish, and closes
+// every connection.
+func (a *App) Shutdown(ctx context.Context) error {
+	err := a.server.Shutdown(ctx)
+	return errors.Join(err, a.close())
+}
+
+func (a *App) close() error {
+	if a.queue != nil {
+		_ = a.queue.Close()
+	}
+	if a.nc != nil {
+		a.nc.Close()
+	}
+	if a.db != nil {
+		a.db.Close()
+	}
+	return nil
+}

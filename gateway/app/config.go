@@ -1,0 +1,83 @@
+// Package app wires the gateway together: the read pool, the NATS queue and
+// the fasthttp server. Tests start it on port 0; the gateway command starts it
+// from flags and the environment.
+package app
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"termin/shared"
+)
+
+// Config is everything the gateway can be told. Each field has a safe default.
+type Config struct {
+	Addr        string
+	DatabaseURL string
+	NATSURL     string
+	Zone        *time.Location
+	// AuthSecret is the HS256 key of bearer tokens; empty turns authentication off.
+	AuthSecret []byte
+	// ReplyBudget is how long a booking waits for its decision before 202.
+	ReplyBudget time.Duration
+	// PublishTimeout bounds the wait for the stream to accept a command before 503.
+	PublishTimeout time.Duration
+	// ReadConns bounds the gateway's PostgreSQL connections, used for reads only.
+	ReadConns     int32
+	SubjectPrefix string
+	Logger        *slog.Logger
+}
+
+// ParseFlags reads the configuration from args, with defaults from the
+// environment, so that `gateway -h` lists every setting and its variable.
+func ParseFlags(args []string) (Config, error) {
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	var cfg Config
+	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "time zone of dates (CLINIC_TZ)")
+	secret := fs.String("auth-secret", env("AUTH_SECRET", ""), "HS256 key of bearer tokens; empty = no authentication (AUTH_SECRET)")
+	fs.StringVar(&cfg.Addr, "addr", env("GATEWAY_ADDR", "127.0.0.1:8080"), "address of the API, /metrics, /healthz, /readyz (GATEWAY_ADDR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
+	fs.StringVar(&cfg.NATSURL, "nats-url", env("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
+	fs.DurationVar(&cfg.ReplyBudget, "reply-budget", envDuration("REPLY_BUDGET", 2*time.Second), "wait for a decision before answering 202 (REPLY_BUDGET)")
+	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", envDuration("PUBLISH_TIMEOUT", time.Second), "wait for the stream to accept a command before 503 (PUBLISH_TIMEOUT)")
+	conns := fs.Int("read-conns", envInt("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
+	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	cfg.ReadConns = int32(*conns)
+	cfg.AuthSecret = []byte(*secret)
+	loc, err := time.LoadLocation(*zone)
+	if err != nil {
+		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)
+	}
+	cfg.Zone = loc
+	return cfg, nil
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	n, err := strconv.Atoi(env(name, strconv.Itoa(def)))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	d, err := time.ParseDuration(env(name, def.String()))
+	if err != nil {
+		return def
+	}
+	return d
+}

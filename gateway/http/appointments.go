@@ -1,0 +1,205 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/booker"
+	"termin/gateway"
+)
+
+// maxBookingBody is the contract's limit on a booking's body: 4 KiB.
+const maxBookingBody = 4096
+
+// maxKeyLen is the longest Idempotency-Key the contract allows.
+const maxKeyLen = 64
+
+// callTimeout bounds every call into the queue or the database, so that a
+// stuck backend is answered with 503 instead of holding the connection.
+// The booking reply budget of gateway.Bookings is far shorter.
+const callTimeout = 5 * time.Second
+
+// cancelRetryAfter is when a client whose cancellation was queued should look
+// again.
+const cancelRetryAfter = 1
+
+// book is POST /api/appointments: check the key and the body, check that the
+// caller may book for the patient, and answer with the queue's result.
+func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+	key, err := idempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	req, err := parseBooking(ctx.PostBody())
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	if err := authorize(who, req.PatientID); err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	req.IdempotencyKey = key
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	res, err := s.bookings.Book(c, req)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeBookingResult(ctx, res)
+}
+
+// writeBookingResult answers 202 for a queued request, 201 with Location for
+// a new appointment, 200 for a replay of one.
+func writeBookingResult(ctx *fasthttp.RequestCtx, res gateway.BookingResult) {
+	if res.Queued {
+		secs := retryAfterSeconds(res.RetryAfter)
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
+		writeJSON(ctx, fasthttp.StatusAccepted, queuedJSON{Status: "QUEUED", Position: res.Position, RetryAfterSeconds: secs})
+		return
+	}
+	status := fasthttp.StatusOK
+	if !res.Replay {
+		status = fasthttp.StatusCreated
+		ctx.Response.Header.Set("Location", "/api/appointments/"+strconv.FormatInt(res.Appointment.ID, 10))
+	}
+	writeJSON(ctx, status, toAppointmentJSON(res.Appointment))
+}
+
+// retryAfterSeconds rounds d up to whole seconds, at least one, since
+// Retry-After has no finer unit and 0 would invite an immediate repeat.
+func retryAfterSeconds(d time.Duration) int {
+	secs := int(math.Ceil(d.Seconds()))
+	return max(secs, 1)
+}
+
+// getAppointment is GET /api/appointments/{id}.
+func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+	a, ok := s.loadAppointment(ctx, who, param)
+	if !ok {
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, toAppointmentJSON(a))
+}
+
+// cancel is DELETE /api/appointments/{id}: 204 once the appointment is
+// cancelled, now or before; 202 when the cancellation waits in the queue.
+// An appointment the read side already shows cancelled is answered without
+// a round trip through the queue, since cancellation never reverts.
+func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+	a, ok := s.loadAppointment(ctx, who, param)
+	if !ok {
+		return
+	}
+	if a.Status != booker.StatusCancelled {
+		c, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		queued, err := s.bookings.Cancel(c, a)
+		if err != nil {
+			s.fail(ctx, err)
+			return
+		}
+		if queued {
+			ctx.Response.Header.Set("Retry-After", strconv.Itoa(cancelRetryAfter))
+			writeJSON(ctx, fasthttp.StatusAccepted, queuedJSON{Status: "QUEUED", RetryAfterSeconds: cancelRetryAfter})
+			return
+		}
+	}
+	ctx.Response.Header.SetNoDefaultContentType(true)
+	ctx.SetStatusCode(fasthttp.StatusNoContent)
+}
+
+// loadAppointment reads the appointment of the path and checks that the
+// caller may see it; when it answers false it has written the problem.
+// An id that is not a positive integer is a 400 INVALID_REQUEST that says so
+// rather than a 404: no appointment could ever have such an id.
+func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (booker.Appointment, bool) {
+	id, ok := parseID(param)
+	if !ok {
+		s.fail(ctx, invalid("appointment id must be a positive integer"))
+		return booker.Appointment{}, false
+	}
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	a, err := s.reads.Appointment(c, id)
+	if err == nil {
+		err = authorize(who, a.PatientID)
+	}
+	if err != nil {
+		s.fail(ctx, err)
+		return booker.Appointment{}, false
+	}
+	return a, true
+}
+
+// idempotencyKey checks the Idempotency-Key header: 1 to 64 of
+// A-Z a-z 0-9 _ -, so that it is safe in NATS subjects and KV keys.
+func idempotencyKey(h []byte) (string, error) {
+	if len(h) == 0 {
+		return "", gateway.ErrMissingKey
+	}
+	if len(h) > maxKeyLen {
+		return "", gateway.ErrInvalidKey
+	}
+	for _, c := range h {
+		if !isKeyByte(c) {
+			return "", gateway.ErrInvalidKey
+		}
+	}
+	return string(h), nil
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// bookingBody is the booking's JSON body. The ids are read raw so that only a
+// plain positive integer is taken: not "77", 77.0, 7.7e1 or null.
+type bookingBody struct {
+	SlotID    json.RawMessage `json:"slotId"`
+	PatientID json.RawMessage `json:"patientId"`
+}
+
+// parseBooking reads the body of a booking, with a detail that names the
+// first thing wrong with it.
+func parseBooking(body []byte) (booker.BookRequest, error) {
+	if len(body) > maxBookingBody {
+		return booker.BookRequest{}, gateway.ErrPayloadTooLarge
+	}
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
+		return booker.BookRequest{}, invalid(`the body must be a JSON object like {"slotId":1001,"patientId":77}`)
+	}
+	var b bookingBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return booker.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
+	}
+	if b.SlotID == nil || b.PatientID == nil {
+		return booker.BookRequest{}, invalid("the body must have both slotId and patientId")
+	}
+	slot, ok := parseID(b.SlotID)
+	if !ok {
+		return booker.BookRequest{}, invalid("slotId must be a positive integer")
+	}
+	patient, ok := parseID(b.PatientID)
+	if !ok {
+		return booker.BookRequest{}, invalid("patientId must be a positive integer")
+	}
+	return booker.BookRequest{SlotID: slot, PatientID: patient}, nil
+}
+
+// parseID reads a positive decimal int64 made of digits only.
+func parseID(b []byte) (int64, bool) {
+	n, err := fasthttp.ParseUint(b)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return int64(n), true
+}

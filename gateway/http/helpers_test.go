@@ -1,0 +1,267 @@
+package http_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttputil"
+
+	"termin/booker"
+	"termin/gateway"
+	gwhttp "termin/gateway/http"
+)
+
+// fakeBookings records the commands it gets and answers with the functions
+// a test sets; unset functions book appointment 9001 and cancel at once.
+type fakeBookings struct {
+	mu       sync.Mutex
+	bookFn   func(booker.BookRequest) (gateway.BookingResult, error)
+	cancelFn func(booker.Appointment) (bool, error)
+	books    []booker.BookRequest
+	cancels  []int64
+}
+
+func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.BookingResult, error) {
+	f.mu.Lock()
+	f.books = append(f.books, req)
+	fn := f.bookFn
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(req)
+	}
+	return gateway.BookingResult{Appointment: booker.Appointment{
+		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked, CreatedAt: createdAt,
+	}}, nil
+}
+
+func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, error) {
+	f.mu.Lock()
+	f.cancels = append(f.cancels, a.ID)
+	fn := f.cancelFn
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(a)
+	}
+	return false, nil
+}
+
+func (f *fakeBookings) bookCalls() []booker.BookRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]booker.BookRequest(nil), f.books...)
+}
+
+func (f *fakeBookings) cancelCalls() []int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int64(nil), f.cancels...)
+}
+
+// fakeReads serves fixed slots and appointments.
+type fakeReads struct {
+	slots map[int64][]booker.Slot
+	appts map[int64]booker.Appointment
+	err   error
+}
+
+func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ booker.Date) ([]booker.Slot, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.slots[doctorID], nil
+}
+
+func (f *fakeReads) Appointment(_ context.Context, id int64) (booker.Appointment, error) {
+	if f.err != nil {
+		return booker.Appointment{}, f.err
+	}
+	a, ok := f.appts[id]
+	if !ok {
+		return booker.Appointment{}, booker.ErrAppointmentNotFound
+	}
+	return a, nil
+}
+
+var createdAt = time.Date(2026, 10, 1, 7, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+
+// env is a running server on an in-memory listener, with its fakes.
+type env struct {
+	books  *fakeBookings
+	reads  *fakeReads
+	secret []byte
+	client *fasthttp.HostClient
+}
+
+// options of newEnv.
+type envOptions struct {
+	secret []byte
+	ready  func(context.Context) error
+}
+
+func newEnv(t *testing.T, opts envOptions) *env {
+	t.Helper()
+	e := &env{books: &fakeBookings{}, reads: &fakeReads{
+		slots: map[int64][]booker.Slot{},
+		appts: map[int64]booker.Appointment{
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt},
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt},
+		},
+	}, secret: opts.secret}
+	srv, err := gwhttp.NewServer(gwhttp.Config{
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
+		Registry: prometheus.NewRegistry(),
+	})
+	if err != nil {
+		t.Fatalf("NewServer: %v", err)
+	}
+	ln := fasthttputil.NewInmemoryListener()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	e.client = &fasthttp.HostClient{Addr: "gateway.test", Dial: func(string) (net.Conn, error) { return ln.Dial() }}
+	return e
+}
+
+// req is one request of a test.
+type req struct {
+	method, path, body string
+	header             map[string]string
+}
+
+// resp is an answer, copied out of fasthttp's pooled response.
+type resp struct {
+	status int
+	header map[string]string
+	body   []byte
+}
+
+func (e *env) do(t *testing.T, r req) resp {
+	t.Helper()
+	rq, rs := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(rq)
+	defer fasthttp.ReleaseResponse(rs)
+	rq.Header.SetMethod(r.method)
+	rq.SetRequestURI("http://gateway.test" + r.path)
+	for k, v := range r.header {
+		rq.Header.Set(k, v)
+	}
+	if r.body != "" {
+		rq.SetBodyString(r.body)
+	}
+	if err := e.client.DoTimeout(rq, rs, 5*time.Second); err != nil {
+		t.Fatalf("%s %s: %v", r.method, r.path, err)
+	}
+	out := resp{status: rs.StatusCode(), header: map[string]string{}, body: bytes.Clone(rs.Body())}
+	for k, v := range rs.Header.All() {
+		out.header[string(k)] = string(v)
+	}
+	return out
+}
+
+// book posts a booking with key and body.
+func (e *env) book(t *testing.T, key, body string, header map[string]string) resp {
+	t.Helper()
+	h := map[string]string{"Content-Type": "application/json"}
+	if key != "" {
+		h["Idempotency-Key"] = key
+	}
+	for k, v := range header {
+		h[k] = v
+	}
+	return e.do(t, req{method: "POST", path: "/api/appointments", body: body, header: h})
+}
+
+func expectStatus(t *testing.T, r resp, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.status, status, r.body)
+	}
+}
+
+// problemBody is the RFC 9457 problem as a client reads it.
+type problemBody struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+// expectProblem checks status, content type and every field of a problem,
+// and returns it for further checks on the detail.
+func expectProblem(t *testing.T, r resp, status int, code string) problemBody {
+	t.Helper()
+	expectStatus(t, r, status)
+	if ct := r.header["Content-Type"]; ct != "application/problem+json" {
+		t.Errorf("Content-Type = %q, want application/problem+json", ct)
+	}
+	var p problemBody
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatalf("problem body %s: %v", r.body, err)
+	}
+	wantType := "https://termin.example/problems/" + strings.ReplaceAll(strings.ToLower(code), "_", "-")
+	if p.Code != code || p.Status != status || p.Type != wantType || p.Title == "" || p.Detail == "" {
+		t.Errorf("problem = %+v, want code %s, status %d, type %s, a title and a detail", p, code, status, wantType)
+	}
+	return p
+}
+
+// expectJSON checks a JSON answer field by field against want, given as JSON.
+func expectJSON(t *testing.T, r resp, status int, want string) {
+	t.Helper()
+	expectStatus(t, r, status)
+	if ct := r.header["Content-Type"]; ct != "application/json" {
+		t.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	var got, exp any
+	if err := json.Unmarshal(r.body, &got); err != nil {
+		t.Fatalf("body %s: %v", r.body, err)
+	}
+	if err := json.Unmarshal([]byte(want), &exp); err != nil {
+		t.Fatalf("want %s: %v", want, err)
+	}
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(exp)
+	if !bytes.Equal(g, w) {
+		t.Errorf("body = %s, want %s", g, w)
+	}
+}
+
+// token signs claims with secret as HS256.
+func token(t *testing.T, secret []byte, claims jwt.MapClaims) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
+	if err != nil {
+		t.Fatalf("sign: %v", err)
+	}
+	return s
+}
+
+// bearer is the Authorization header of a token for sub and role valid for
+// an hour.
+func (e *env) bearer(t *testing.T, sub, role string) map[string]string {
+	t.Helper()
+	tok := token(t, e.secret, jwt.MapClaims{"sub": sub, "role": role, "exp": time.Now().Add(time.Hour).Unix()})
+	return map[string]string{"Authorization": "Bearer " + tok}
+}
+
+var errBoom = errors.New("boom: connection to 10.0.0.7 refused")

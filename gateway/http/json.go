@@ -1,0 +1,84 @@
+package http
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/booker"
+)
+
+// appointmentJSON is an appointment as the API shows it.
+type appointmentJSON struct {
+	ID        int64  `json:"id"`
+	SlotID    int64  `json:"slotId"`
+	PatientID int64  `json:"patientId"`
+	Status    string `json:"status"`
+	CreatedAt string `json:"createdAt"`
+}
+
+func toAppointmentJSON(a booker.Appointment) appointmentJSON {
+	return appointmentJSON{
+		ID:        a.ID,
+		SlotID:    a.SlotID,
+		PatientID: a.PatientID,
+		Status:    string(a.Status),
+		CreatedAt: formatTime(a.CreatedAt),
+	}
+}
+
+// queuedJSON is the 202 answer of a request that waits in the queue. A
+// cancellation has no position, hence omitempty.
+type queuedJSON struct {
+	Status            string `json:"status"`
+	Position          int    `json:"position,omitempty"`
+	RetryAfterSeconds int    `json:"retryAfterSeconds"`
+}
+
+// slotJSON is a slot as the listing shows it.
+type slotJSON struct {
+	ID        int64  `json:"id"`
+	StartAt   string `json:"startAt"`
+	EndAt     string `json:"endAt"`
+	Capacity  int    `json:"capacity"`
+	Available int    `json:"available"`
+}
+
+// slotsJSON is the answer of the slot listing; Slots is never nil, so that
+// an empty day is [] rather than null.
+type slotsJSON struct {
+	DoctorID int64      `json:"doctorId"`
+	Date     string     `json:"date"`
+	Slots    []slotJSON `json:"slots"`
+}
+
+func toSlotsJSON(doctorID int64, day booker.Date, slots []booker.Slot) slotsJSON {
+	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
+	for _, sl := range slots {
+		out.Slots = append(out.Slots, slotJSON{
+			ID:        sl.ID,
+			StartAt:   formatTime(sl.StartAt),
+			EndAt:     formatTime(sl.EndAt),
+			Capacity:  sl.Capacity,
+			Available: sl.Available(),
+		})
+	}
+	return out
+}
+
+// formatTime is the API's time format: RFC 3339 in UTC.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// writeJSON answers status with v as the JSON body. The response types above
+// hold only strings and numbers, so Marshal cannot fail; if it ever did, the
+// panic becomes a logged 500.
+func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(body)
+}

@@ -1,0 +1,125 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/gateway"
+	"termin/shared"
+)
+
+// problemTypeBase prefixes the lower-case, dashed code to form a problem's
+// type URI, e.g. https://termin.example/problems/slot-full.
+const problemTypeBase = "https://termin.example/problems/"
+
+// internalDetail is all a client learns of an unexpected failure; the error
+// itself goes to the log, since it may name tables, hosts or addresses.
+const internalDetail = "the server failed to answer this request; the failure was logged"
+
+// problemSpec is how one code is answered: its status, a short title that
+// does not change between occurrences, and the Retry-After seconds for codes
+// that tell the client to come back (0 = no header).
+type problemSpec struct {
+	status     int
+	title      string
+	retryAfter int
+	typ        string // filled in by init from the code
+}
+
+// problems is the one table from codes to answers. Every error of the API is
+// answered from here, so a code means the same status everywhere.
+var problems = map[shared.Code]problemSpec{
+	shared.CodeInvalidRequest:        {status: 400, title: "Invalid request"},
+	shared.CodePayloadTooLarge:       {status: 413, title: "Payload too large"},
+	shared.CodeMissingIdempotencyKey: {status: 400, title: "Missing Idempotency-Key"},
+	shared.CodeInvalidIdempotencyKey: {status: 400, title: "Invalid Idempotency-Key"},
+	shared.CodeSlotNotFound:          {status: 404, title: "Slot not found"},
+	shared.CodeAppointmentNotFound:   {status: 404, title: "Appointment not found"},
+	shared.CodeSlotFull:              {status: 409, title: "Slot is full"},
+	shared.CodeAlreadyBooked:         {status: 409, title: "Already booked"},
+	shared.CodeSlotClosed:            {status: 409, title: "Slot is closed"},
+	shared.CodeIdempotencyKeyReused:  {status: 422, title: "Idempotency-Key reused"},
+	shared.CodeRateLimited:           {status: 429, title: "Too many booking attempts", retryAfter: 1},
+	shared.CodeUnavailable:           {status: 503, title: "Service unavailable", retryAfter: 1},
+	shared.CodeUnauthorized:          {status: 401, title: "Unauthorized"},
+	shared.CodeForbidden:             {status: 403, title: "Forbidden"},
+	shared.CodeNotFound:              {status: 404, title: "Not found"},
+	shared.CodeMethodNotAllowed:      {status: 405, title: "Method not allowed"},
+	shared.CodeInternal:              {status: 500, title: "Internal server error"},
+}
+
+func init() {
+	for code, spec := range problems {
+		spec.typ = problemTypeBase + strings.ReplaceAll(strings.ToLower(string(code)), "_", "-")
+		problems[code] = spec
+	}
+}
+
+// problem is the RFC 9457 body, with the API's upper-case code as extension.
+type problem struct {
+	Type   string      `json:"type"`
+	Title  string      `json:"title"`
+	Status int         `json:"status"`
+	Detail string      `json:"detail"`
+	Code   shared.Code `json:"code"`
+}
+
+// invalid makes an INVALID_REQUEST error whose message says what was wrong,
+// so that the client can fix its request from the detail alone.
+func invalid(detail string) error { return shared.NewError(shared.CodeInvalidRequest, detail) }
+
+// codeOf is shared.CodeOf, except that a backend that ran out of time is
+// UNAVAILABLE (retry later) rather than INTERNAL: the contract promises a 503
+// instead of a hang.
+func codeOf(err error) shared.Code {
+	code := shared.CodeOf(err)
+	if code == shared.CodeInternal && errors.Is(err, context.DeadlineExceeded) {
+		return shared.CodeUnavailable
+	}
+	return code
+}
+
+// fail answers err as a problem. The detail is the error's message, except
+// for INTERNAL, whose message stays in the log.
+func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
+	code := codeOf(err)
+	detail := err.Error()
+	switch {
+	case code == shared.CodeInternal:
+		s.log.Error("http: internal error", "err", err,
+			"method", string(ctx.Method()), "path", string(ctx.Path()))
+		detail = internalDetail
+	case code == shared.CodeUnavailable && shared.CodeOf(err) != code:
+		detail = fmt.Sprintf("%s (%v)", gateway.ErrUnavailable.Error(), err)
+	}
+	writeProblem(ctx, code, detail)
+}
+
+// writeProblem writes the problem of code with detail, and the headers the
+// code calls for (Retry-After, WWW-Authenticate). A code missing from the
+// table is answered as INTERNAL rather than with a made-up status.
+func writeProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
+	spec, ok := problems[code]
+	if !ok {
+		code, spec = shared.CodeInternal, problems[shared.CodeInternal]
+	}
+	body, err := json.Marshal(problem{Type: spec.typ, Title: spec.title, Status: spec.status, Detail: detail, Code: code})
+	if err != nil { // cannot happen: every field is a string or an int
+		body = []byte(`{"status":500,"code":"INTERNAL"}`)
+	}
+	ctx.SetStatusCode(spec.status)
+	ctx.SetContentType("application/problem+json")
+	if spec.retryAfter > 0 {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(spec.retryAfter))
+	}
+	if code == shared.CodeUnauthorized {
+		ctx.Response.Header.Set("WWW-Authenticate", "Bearer")
+	}
+	ctx.SetBody(body)
+}

@@ -1,0 +1,67 @@
+package http
+
+import (
+	"context"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/booker"
+	"termin/shared"
+)
+
+// readyTimeout bounds the readiness check, so that a probe gets an answer
+// even when a dependency hangs.
+const readyTimeout = time.Second
+
+// listSlots is GET /api/doctors/{doctorId}/slots?date=YYYY-MM-DD. Any valid
+// token may list slots: they name no patient.
+func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) {
+	doctorID, ok := parseID(param)
+	if !ok {
+		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		return
+	}
+	raw := ctx.QueryArgs().Peek("date")
+	if len(raw) == 0 {
+		s.fail(ctx, invalid("the query parameter date=YYYY-MM-DD is required"))
+		return
+	}
+	day, err := booker.ParseDate(string(raw))
+	if err != nil {
+		s.fail(ctx, invalid(err.Error()))
+		return
+	}
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	slots, err := s.reads.ListSlots(c, doctorID, day)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, toSlotsJSON(doctorID, day, slots))
+}
+
+// healthz is GET /healthz: 200 while the process can answer at all.
+func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString("ok")
+}
+
+// readyz is GET /readyz: 200 while PostgreSQL and NATS answer, else a 503
+// whose detail names what failed, so that an operator sees why at once.
+func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+	c, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := s.ready(c); err != nil {
+		writeProblem(ctx, shared.CodeUnavailable, "not ready: "+err.Error())
+		return
+	}
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString("ready")
+}
+
+// serveMetrics is GET /metrics: the registry in Prometheus text format.
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+	s.scrape(ctx)
+}

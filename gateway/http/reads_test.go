@@ -1,0 +1,101 @@
+package http_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"termin/booker"
+)
+
+func TestListSlots(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	start := time.Date(2026, 10, 12, 8, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	e.reads.slots[42] = []booker.Slot{
+		{ID: 1001, DoctorID: 42, StartAt: start, EndAt: start.Add(15 * time.Minute), Capacity: 2, BookedCount: 1},
+	}
+	r := e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12"})
+	expectJSON(t, r, 200, `{"doctorId":42,"date":"2026-10-12","slots":[
+		{"id":1001,"startAt":"2026-10-12T06:00:00Z","endAt":"2026-10-12T06:15:00Z","capacity":2,"available":1}]}`)
+}
+
+func TestListSlotsEmptyIsArray(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do(t, req{method: "GET", path: "/api/doctors/7/slots?date=2026-10-12"})
+	expectStatus(t, r, 200)
+	if !strings.Contains(string(r.body), `"slots":[]`) {
+		t.Errorf("body = %s, want slots []", r.body)
+	}
+}
+
+func TestListSlotsInvalid(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tests := []struct{ name, path, detail string }{
+		{"day that does not exist", "/api/doctors/42/slots?date=2026-02-30", "2026-02-30"},
+		{"not a date", "/api/doctors/42/slots?date=tomorrow", "YYYY-MM-DD"},
+		{"no date", "/api/doctors/42/slots", "date"},
+		{"letters for id", "/api/doctors/abc/slots?date=2026-10-12", "doctorId"},
+		{"negative id", "/api/doctors/-1/slots?date=2026-10-12", "doctorId"},
+		{"zero id", "/api/doctors/0/slots?date=2026-10-12", "doctorId"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := expectProblem(t, e.do(t, req{method: "GET", path: tt.path}), 400, "INVALID_REQUEST")
+			if !strings.Contains(p.Detail, tt.detail) {
+				t.Errorf("detail %q does not mention %q", p.Detail, tt.detail)
+			}
+		})
+	}
+}
+
+func TestListSlotsBackendDown(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.reads.err = errBoom
+	expectProblem(t, e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12"}), 500, "INTERNAL")
+}
+
+func TestGetAppointment(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	expectJSON(t, e.do(t, req{method: "GET", path: "/api/appointments/5"}), 200,
+		`{"id":5,"slotId":1001,"patientId":77,"status":"BOOKED","createdAt":"2026-10-01T05:00:00Z"}`)
+	expectProblem(t, e.do(t, req{method: "GET", path: "/api/appointments/404"}), 404, "APPOINTMENT_NOT_FOUND")
+	expectProblem(t, e.do(t, req{method: "GET", path: "/api/appointments/abc"}), 400, "INVALID_REQUEST")
+}
+
+func TestCancel(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do(t, req{method: "DELETE", path: "/api/appointments/5"})
+	expectStatus(t, r, 204)
+	if len(r.body) != 0 {
+		t.Errorf("204 has body %q", r.body)
+	}
+	if got := e.books.cancelCalls(); !slices.Equal(got, []int64{5}) {
+		t.Errorf("Cancel calls = %v, want [5]", got)
+	}
+}
+
+func TestCancelAlreadyCancelled(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	expectStatus(t, e.do(t, req{method: "DELETE", path: "/api/appointments/6"}), 204)
+	if got := e.books.cancelCalls(); len(got) != 0 {
+		t.Errorf("Cancel called for an appointment already cancelled: %v", got)
+	}
+}
+
+func TestCancelNotFound(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/404"}), 404, "APPOINTMENT_NOT_FOUND")
+	e.books.cancelFn = func(booker.Appointment) (bool, error) { return false, booker.ErrAppointmentNotFound }
+	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/5"}), 404, "APPOINTMENT_NOT_FOUND")
+}
+
+func TestCancelQueued(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.books.cancelFn = func(booker.Appointment) (bool, error) { return true, nil }
+	r := e.do(t, req{method: "DELETE", path: "/api/appointments/5"})
+	expectJSON(t, r, 202, `{"status":"QUEUED","retryAfterSeconds":1}`)
+	if ra := r.header["Retry-After"]; ra != "1" {
+		t.Errorf("Retry-After = %q, want 1", ra)
+	}
+}

@@ -1,0 +1,125 @@
+package http
+
+import (
+	"bytes"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/gateway"
+)
+
+// routeID names a route pattern. Routing by a small enum rather than a router
+// keeps the metric label bounded and the hot path free of allocations.
+type routeID uint8
+
+// The routes of the API; routeOther is everything else (404).
+const (
+	routeOther routeID = iota
+	routeSlots
+	routeAppointments
+	routeAppointment
+	routeHealthz
+	routeReadyz
+	routeMetrics
+	numRoutes
+)
+
+// handlerFunc answers one method of one route. who is the caller, param the
+// path's one variable segment (doctorId or appointment id), if any.
+type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte)
+
+// route describes a pattern: its metric label, its Allow header, whether it
+// needs a token, and its handler per method (nil = 405).
+type route struct {
+	pattern string
+	allow   string
+	api     bool
+	get     handlerFunc
+	post    handlerFunc
+	delete  handlerFunc
+}
+
+// routes is indexed by routeID.
+var routes = [numRoutes]route{
+	routeOther:        {pattern: "other"},
+	routeSlots:        {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
+	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, post: (*Server).book},
+	routeAppointment:  {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
+	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
+	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
+	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
+}
+
+var (
+	appointmentPrefix = []byte("/api/appointments/")
+	doctorPrefix      = []byte("/api/doctors/")
+	slotsSuffix       = []byte("/slots")
+)
+
+// matchRoute finds the route of a (decoded, normalised) path and its variable
+// segment. A variable segment must be non-empty and contain no slash;
+// whether it is a valid id is the handler's business, so that a bad id is a
+// 400 that says so rather than a bare 404.
+func matchRoute(path []byte) (routeID, []byte) {
+	switch string(path) {
+	case "/healthz":
+		return routeHealthz, nil
+	case "/readyz":
+		return routeReadyz, nil
+	case "/metrics":
+		return routeMetrics, nil
+	case "/api/appointments":
+		return routeAppointments, nil
+	}
+	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
+		return routeAppointment, id
+	}
+	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
+		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
+			return routeSlots, id
+		}
+	}
+	return routeOther, nil
+}
+
+func isSegment(b []byte) bool { return len(b) > 0 && bytes.IndexByte(b, '/') < 0 }
+
+// dispatch answers 404 and 405, authenticates /api calls, and hands the
+// request to the route's handler. The method is checked before the token: a
+// 405 reveals nothing a 401 would protect.
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
+	rt := &routes[r]
+	if r == routeOther {
+		s.fail(ctx, gateway.ErrNotFound)
+		return
+	}
+	h := rt.handler(ctx)
+	if h == nil {
+		ctx.Response.Header.Set("Allow", rt.allow)
+		s.fail(ctx, gateway.ErrMethodNotAllowed)
+		return
+	}
+	who := principal{admin: true}
+	if rt.api {
+		var err error
+		if who, err = s.auth.authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
+			s.fail(ctx, err)
+			return
+		}
+	}
+	h(s, ctx, who, param)
+}
+
+// handler picks the handler for the request's method; HEAD is served as GET
+// and fasthttp drops the body.
+func (rt *route) handler(ctx *fasthttp.RequestCtx) handlerFunc {
+	switch {
+	case ctx.IsGet(), ctx.IsHead():
+		return rt.get
+	case ctx.IsPost():
+		return rt.post
+	case ctx.IsDelete():
+		return rt.delete
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+// Package http serves the gateway's HTTP API with fasthttp: it routes the few
+// paths of the contract by hand, checks the bearer token, turns each request
+// into a call of gateway.Bookings or gateway.Reads, and turns every error into
+// an application/problem+json answer taken from a single table, so that the
+// status and code a client sees for an outcome are decided in one place.
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"termin/gateway"
+	"termin/shared"
+)
+
+// Limits of the fasthttp server. The body limit is far above the API's 4 KiB
+// so that an oversized booking reaches the handler and is answered with a
+// PAYLOAD_TOO_LARGE problem instead of a bare connection error.
+const (
+	readTimeout        = 10 * time.Second
+	writeTimeout       = 10 * time.Second
+	idleTimeout        = 60 * time.Second
+	maxRequestBodySize = 1 << 20
+)
+
+// Config is what the server needs from the rest of the gateway. It is a plain
+// struct so that the command wires real adapters and tests wire fakes the
+// same way.
+type Config struct {
+	// Bookings puts bookings and cancellations in the queue; required.
+	Bookings gateway.Bookings
+	// Reads serves slots and appointments from PostgreSQL; required.
+	Reads gateway.Reads
+	// Ready reports whether PostgreSQL and NATS answer; a nil error means
+	// ready. A nil Ready always reports ready.
+	Ready func(ctx context.Context) error
+	// AuthSecret is the HS256 key of the bearer tokens; empty turns
+	// authentication off, and then every caller acts as an admin.
+	AuthSecret []byte
+	// Registry receives the gateway's metrics and is what /metrics serves,
+	// with whatever else is registered on it. Nil means a private registry.
+	Registry *prometheus.Registry
+	// Logger receives panics, internal errors and fasthttp's own complaints.
+	// Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is the gateway's HTTP front. It holds no per-request state, so one
+// Server answers any number of connections concurrently.
+type Server struct {
+	bookings gateway.Bookings
+	reads    gateway.Reads
+	ready    func(ctx context.Context) error
+	auth     *authenticator
+	log      *slog.Logger
+	metrics  *metrics
+	scrape   fasthttp.RequestHandler
+	srv      *fasthttp.Server
+}
+
+// NewServer checks cfg and registers the gateway's metrics on cfg.Registry.
+// It fails when a required dependency is missing or the metrics are already
+// registered, because either means the process is wired wrongly.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.Bookings == nil || cfg.Reads == nil {
+		return nil, errors.New("http: Config.Bookings and Config.Reads are required")
+	}
+	if cfg.Registry == nil {
+		cfg.Registry = prometheus.NewRegistry()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Ready == nil {
+		cfg.Ready = func(context.Context) error { return nil }
+	}
+	m, err := newMetrics(cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		bookings: cfg.Bookings,
+		reads:    cfg.Reads,
+		ready:    cfg.Ready,
+		auth:     newAuthenticator(cfg.AuthSecret),
+		log:      cfg.Logger,
+		metrics:  m,
+		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
+			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
+			ErrorHandling: promhttp.ContinueOnError,
+		})),
+	}
+	s.srv = s.newFastHTTPServer()
+	return s, nil
+}
+
+func (s *Server) newFastHTTPServer() *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:                      s.serve,
+		ErrorHandler:                 s.requestError,
+		Name:                         "",
+		NoDefaultServerHeader:        true,
+		ReadTimeout:                  readTimeout,
+		WriteTimeout:                 writeTimeout,
+		IdleTimeout:                  idleTimeout,
+		MaxRequestBodySize:           maxRequestBodySize,
+		DisablePreParseMultipartForm: true,
+		Logger:                       fasthttpLogger{s.log},
+	}
+}
+
+// Handler returns the request handler without a listener, for callers that
+// run their own fasthttp.Server or call it directly in tests.
+func (s *Server) Handler() fasthttp.RequestHandler { return s.serve }
+
+// Serve answers requests on ln until Shutdown is called, when it returns nil.
+func (s *Server) Serve(ln net.Listener) error { return s.srv.Serve(ln) }
+
+// Shutdown stops accepting connections and waits for the requests in flight
+// to be answered, so that a booking that reached the queue gets its reply; it
+// gives up when ctx ends.
+func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWithContext(ctx) }
+
+// serve is the one entry point of every request: it routes, measures, and
+// turns a panic into a 500 problem so that one bad request cannot stop the
+// server.
+func (s *Server) serve(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
+	s.metrics.inflight.Inc()
+	r, param := matchRoute(ctx.Path())
+	defer s.finish(ctx, r, start)
+	s.dispatch(ctx, r, param)
+}
+
+// finish runs after the handler, even one that panicked, so that every
+// request is counted exactly once with the status it was answered with.
+func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
+	if v := recover(); v != nil {
+		s.log.Error("http: handler panicked", "panic", v,
+			"method", string(ctx.Method()), "path", string(ctx.Path()))
+		ctx.Response.Reset()
+		writeProblem(ctx, shared.CodeInternal, internalDetail)
+	}
+	status := ctx.Response.StatusCode()
+	s.metrics.requestCounter(r, status).Inc()
+	if r == routeAppointments && ctx.IsPost() {
+		s.metrics.bookingDuration.Observe(time.Since(start).Seconds())
+		s.metrics.admission[admissionOutcome(status)].Inc()
+	}
+	s.metrics.inflight.Dec()
+}
+
+// requestError answers a request fasthttp could not read, with a problem body
+// like every other error of the API.
+func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
+	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+		s.fail(ctx, gateway.ErrPayloadTooLarge)
+		return
+	}
+	s.fail(ctx, invalid("the request could not be parsed: "+err.Error()))
+}
+
+// fasthttpLogger sends fasthttp's messages, mostly broken connections, to the
+// structured log.
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Warn("http: fasthttp", "msg", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,143 @@
+// Package jetstream is the gateway's NATS adapter: it publishes booking and
+// cancellation commands on per-doctor subjects of the booking stream, waits for
+// the booker's reply within the reply budget, and answers repeats of a key from
+// the decisions bucket, whichever gateway received the first request.
+package jetstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+	"termin/booker"
+	"termin/gateway"
+	"termin/shared"
+)
+
+// Config sets how the queue is used.
+type Config struct {
+	SubjectPrefix string
+	// ReplyBudget is how long a request waits for its decision before the
+	// client is told 202 and asked to repeat.
+	ReplyBudget time.Duration
+	// PublishTimeout bounds the wait for the stream's PubAck; past it the
+	// answer is 503, never a hang.
+	PublishTimeout time.Duration
+}
+
+// Queue implements gateway.Bookings over JetStream.
+type Queue struct {
+	cfg     Config
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	kv      jetstream.KeyValue
+	slots   gateway.SlotSource
+	log     *slog.Logger
+	inbox   string
+	sub     *nats.Subscription
+	mu      sync.Mutex
+	waiting map[string]chan shared.Decision
+}
+
+var _ gateway.Bookings = (*Queue)(nil)
+
+// New binds to the decisions bucket (created by the booker) and subscribes to
+// this gateway's reply inbox.
+func New(ctx context.Context, nc *nats.Conn, cfg Config, slots gateway.SlotSource, log *slog.Logger) (*Queue, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := js.KeyValue(ctx, shared.DecisionsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
+	}
+	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, slots: slots, log: log,
+		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
+	q.sub, err = nc.Subscribe(q.inbox+".*", q.deliver)
+	if err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Close stops listening for replies.
+func (q *Queue) Close() error { return q.sub.Unsubscribe() }
+
+func (q *Queue) deliver(m *nats.Msg) {
+	var d shared.Decision
+	if err := json.Unmarshal(m.Data, &d); err != nil {
+		q.log.Warn("undecodable reply", "err", err)
+		return
+	}
+	token := m.Subject[len(q.inbox)+1:]
+	q.mu.Lock()
+	ch := q.waiting[token]
+	q.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- d:
+		default:
+		}
+	}
+}
+
+// expect registers a reply token; the returned function forgets it.
+func (q *Queue) expect() (subject string, ch chan shared.Decision, forget func()) {
+	token := nuid.Next()
+	ch = make(chan shared.Decision, 1)
+	q.mu.Lock()
+	q.waiting[token] = ch
+	q.mu.Unlock()
+	return q.inbox + "." + token, ch, func() {
+		q.mu.Lock()
+		delete(q.waiting, token)
+		q.mu.Unlock()
+	}
+}
+
+// publish puts a command in the stream and waits for the PubAck. Any failure,
+// including a full stream (DiscardNew) or a disconnected server, is
+// ErrUnavailable: the client may repeat the same request safely.
+func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string, cmd shared.Command) (*jetstream.PubAck, error) {
+	if !q.nc.IsConnected() {
+		return nil, fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
+	}
+	data, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
+	msg := nats.NewMsg(shared.Subject(q.cfg.SubjectPrefix, doctorID))
+	msg.Data = data
+	msg.Header.Set(nats.MsgIdHdr, msgID)
+	msg.Header.Set(shared.ReplyHeader, reply)
+	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
+	defer cancel()
+	ack, err := q.js.PublishMsg(ctx, msg)
+	if err != nil {
+		q.log.Warn("publish refused", "err", err, "request_id", cmd.RequestID)
+		return nil, fmt.Errorf("%w: %v", gateway.ErrUnavailable, err)
+	}
+	return ack, nil
+}
+
+// Ready reports whether NATS answers.
+func (q *Queue) Ready() error {
+	if !q.nc.IsConnected() {
+		return errors.New("nats: not connected")
+	}
+	return nil
+}
+
+func fromWire(a *shared.Appointment) booker.Appointment {
+	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
+	return booker.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
+		Status: booker.Status(a.Status), CreatedAt: created}
+}

@@ -1,0 +1,145 @@
+package system_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// client is one patient's click and what it was finally told.
+type client struct {
+	slot, patient int64
+	key           string
+	first, final  answer
+	err           error
+}
+
+// burst releases every client at once, each following 202 and 503 until decided.
+func (s *stack) burst(clients []*client, during func()) {
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Go(func() {
+			<-start
+			c.first, c.final, c.err = s.bookUntilDecided(c.slot, c.patient, c.key, 60*time.Second)
+		})
+	}
+	close(start)
+	if during != nil {
+		during()
+	}
+	wg.Wait()
+}
+
+func TestBurstOnCapacityOneSlot(t *testing.T) {
+	s := newStack(t)
+	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	clients := make([]*client, 300)
+	for i := range clients {
+		clients[i] = &client{slot: slot, patient: int64(1000 + i), key: fmt.Sprintf("burst-%d", i)}
+	}
+	s.burst(clients, nil)
+	created, booked, full := 0, 0, 0
+	for _, c := range clients {
+		switch {
+		case c.err != nil:
+			t.Fatalf("patient %d: %v", c.patient, c.err)
+		case c.final.status == http.StatusCreated:
+			created++
+			booked++
+		case c.final.status == http.StatusOK && c.first.status == http.StatusAccepted:
+			booked++ // told 202 first, then the booking on the repeat
+		case c.final.status == http.StatusConflict && c.final.code() == "SLOT_FULL":
+			full++
+		default:
+			t.Errorf("patient %d finally got %d %v", c.patient, c.final.status, c.final.body)
+		}
+	}
+	if booked != 1 || full != 299 || created > 1 {
+		t.Errorf("booked %d (201: %d), SLOT_FULL %d; want 1 booking and 299 SLOT_FULL", booked, created, full)
+	}
+	if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 1 {
+		t.Errorf("booked_count = %d, want 1", n)
+	}
+}
+
+func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
+	s := newStack(t)
+	var slots []int64
+	for i := range 20 {
+		slots = append(slots, s.slot(42, time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 5))
+	}
+	clients := make([]*client, 400) // 400 clicks for 100 places
+	for i := range clients {
+		clients[i] = &client{slot: slots[i%len(slots)], patient: int64(5000 + i), key: fmt.Sprintf("kill-%d", i)}
+	}
+	s.burst(clients, func() {
+		waitUntil(t, 10*time.Second, func() bool {
+			return s.queryInt(`SELECT count(*) FROM appointment`) >= 20
+		})
+		s.booker.Kill()
+		time.Sleep(300 * time.Millisecond)
+		s.startBooker(nil)
+	})
+	s.checkInvariants(t, clients)
+	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE status = 'BOOKED'`); n != 100 {
+		t.Errorf("BOOKED = %d, want all 100 places filled (demand 400)", n)
+	}
+}
+
+// checkInvariants proves that nothing was lost or duplicated: every client got
+// a final decision, every booking told is in the database and every BOOKED row
+// was told to its client, and no slot holds more than its capacity.
+func (s *stack) checkInvariants(t *testing.T, clients []*client) {
+	t.Helper()
+	told := map[string]int64{}
+	for _, c := range clients {
+		switch {
+		case c.err != nil:
+			t.Errorf("patient %d: %v", c.patient, c.err)
+		case c.final.status == 200 || c.final.status == 201:
+			told[fmt.Sprintf("%d/%s", c.patient, c.key)] = c.final.id()
+		case c.final.status != 409:
+			t.Errorf("patient %d was left with %d %v", c.patient, c.final.status, c.final.body)
+		}
+	}
+	rows, err := s.db.Query(context.Background(), `SELECT id, patient_id, idempotency_key FROM appointment WHERE status = 'BOOKED'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	stored := 0
+	for rows.Next() {
+		var id, patient int64
+		var key string
+		if err := rows.Scan(&id, &patient, &key); err != nil {
+			t.Fatal(err)
+		}
+		stored++
+		if told[fmt.Sprintf("%d/%s", patient, key)] != id {
+			t.Errorf("appointment %d of patient %d (%s) was never told to its client", id, patient, key)
+		}
+	}
+	if stored != len(told) {
+		t.Errorf("clients told booked: %d, BOOKED rows: %d", len(told), stored)
+	}
+	if n := s.queryInt(`SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
+        (SELECT count(*) FROM appointment a WHERE a.slot_id = s.id AND a.status = 'BOOKED')`); n != 0 {
+		t.Errorf("%d slots with booked_count over capacity or unequal to their BOOKED rows", n)
+	}
+}
+
+// waitUntil polls cond instead of sleeping a guessed time.
+func waitUntil(t *testing.T, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %v", limit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

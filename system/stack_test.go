@@ -1,0 +1,176 @@
+package system_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats-server/v2/server"
+	"termin/booker"
+	bookerapp "termin/booker/app"
+	"termin/booker/jetstream"
+	gatewayapp "termin/gateway/app"
+	"termin/migrations/pgtest"
+	"termin/system"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+const replyBudget = 500 * time.Millisecond
+
+// stack is one booking system in this test: a fresh database, an in-process
+// nats-server, a booker and a gateway, each on a free port.
+type stack struct {
+	t       *testing.T
+	dbURL   string
+	db      *pgxpool.Pool
+	ns      *server.Server
+	booker  *bookerapp.App
+	gateway *gatewayapp.App
+	http    *http.Client
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	db, dbURL := pgtest.Pool(t, 4)
+	ns, err := system.StartNATS(t.TempDir(), server.RANDOM_PORT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	s := &stack{t: t, dbURL: dbURL, db: db, ns: ns, http: &http.Client{Timeout: 10 * time.Second}}
+	s.startBooker(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s.gateway, err = gatewayapp.Start(ctx, gatewayapp.Config{
+		Addr: "127.0.0.1:0", DatabaseURL: dbURL, NATSURL: ns.ClientURL(), Zone: berlin,
+		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
+		SubjectPrefix: "booking", Logger: quietLogger(),
+	})
+	if err != nil {
+		t.Fatalf("start gateway: %v", err)
+	}
+	t.Cleanup(func() { shutdown(s.gateway.Shutdown) })
+	return s
+}
+
+// startBooker starts a booker; decorate may wrap its decision core.
+func (s *stack) startBooker(decorate func(booker.Service) booker.Service) *bookerapp.App {
+	s.t.Helper()
+	stream := jetstream.DefaultConfig()
+	stream.AckWait = 2 * time.Second // a killed booker's commands come back quickly
+	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
+		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
+		Workers: 8, DBConns: 10, Migrate: true, Stream: stream, Logger: quietLogger(), Decorate: decorate,
+	})
+	if err != nil {
+		s.t.Fatalf("start booker: %v", err)
+	}
+	s.t.Cleanup(func() { shutdown(a.Shutdown) })
+	s.booker = a
+	return a
+}
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+func (s *stack) slot(doctorID int64, startAt time.Time, capacity int) int64 {
+	s.t.Helper()
+	var id int64
+	err := s.db.QueryRow(context.Background(), `
+        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity) VALUES ($1, $2, $3, $4) RETURNING id`,
+		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return id
+}
+
+func (s *stack) queryInt(sql string, args ...any) int {
+	s.t.Helper()
+	var n int
+	if err := s.db.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		s.t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// answer is one HTTP response, decoded.
+type answer struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+func (a answer) code() string { s, _ := a.body["code"].(string); return s }
+func (a answer) id() int64    { f, _ := a.body["id"].(float64); return int64(f) }
+
+func (s *stack) do(method, path, key string, body []byte) (answer, error) {
+	req, err := http.NewRequest(method, s.gateway.URL()+path, bytes.NewReader(body))
+	if err != nil {
+		return answer{}, err
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	a := answer{status: resp.StatusCode, header: resp.Header}
+	_ = json.Unmarshal(raw, &a.body)
+	return a, nil
+}
+
+func (s *stack) mustDo(method, path, key string, body []byte) answer {
+	s.t.Helper()
+	a, err := s.do(method, path, key, body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return a
+}
+
+func bookBody(slotID, patientID int64) []byte {
+	return fmt.Appendf(nil, `{"slotId":%d,"patientId":%d}`, slotID, patientID)
+}
+
+// bookUntilDecided sends a booking and repeats it with the same key while the
+// answer is 202 or 503, honouring Retry-After, as a real client does.
+func (s *stack) bookUntilDecided(slotID, patientID int64, key string, limit time.Duration) (first, final answer, err error) {
+	deadline := time.Now().Add(limit)
+	for {
+		a, err := s.do("POST", "/api/appointments", key, bookBody(slotID, patientID))
+		if err != nil {
+			return first, a, err
+		}
+		if first.status == 0 {
+			first = a
+		}
+		if (a.status != http.StatusAccepted && a.status != http.StatusServiceUnavailable) || time.Now().After(deadline) {
+			return first, a, nil
+		}
+		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		time.Sleep(time.Duration(max(wait, 1)) * time.Second / 4) // a quarter keeps the test short; the order stays honest
+	}
+}
+
+// shutdown gives a part five seconds to stop; a test must not hang on a part
+// whose broker was stopped on purpose.
+func shutdown(stop func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = stop(ctx)
+}

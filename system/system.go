@@ -1,0 +1,131 @@
+// Package system brings the whole booking service up in one process: it finds
+// or starts PostgreSQL and NATS, starts a booker and a gateway, and seeds demo
+// data. `make run` uses it; so do the end-to-end and load tests.
+package system
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	bookerapp "termin/booker/app"
+	gatewayapp "termin/gateway/app"
+	"termin/migrations/pglocal"
+)
+
+// Config says where the system's parts live; empty URLs are found or started.
+type Config struct {
+	DatabaseURL string
+	NATSURL     string
+	DataDir     string
+	Booker      bookerapp.Config
+	Gateway     gatewayapp.Config
+	SeedDemo    bool
+	Logger      *slog.Logger
+}
+
+// System is the running whole.
+type System struct {
+	Booker  *bookerapp.App
+	Gateway *gatewayapp.App
+	nats    *server.Server
+	// DatabaseURL and NATSURL are what the parts were connected to.
+	DatabaseURL, NATSURL string
+}
+
+// Start brings everything up; on failure it stops what it started.
+func Start(ctx context.Context, cfg Config) (*System, error) {
+	s := &System{}
+	err := s.start(ctx, cfg)
+	if err != nil {
+		_ = s.Shutdown(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *System) start(ctx context.Context, cfg Config) (err error) {
+	if s.DatabaseURL, err = findPostgres(ctx, cfg); err != nil {
+		return err
+	}
+	if s.NATSURL, s.nats, err = findNATS(cfg); err != nil {
+		return err
+	}
+	cfg.Booker.DatabaseURL, cfg.Booker.NATSURL, cfg.Booker.Logger = s.DatabaseURL, s.NATSURL, cfg.Logger
+	if s.Booker, err = bookerapp.Start(ctx, cfg.Booker); err != nil {
+		return fmt.Errorf("booker: %w", err)
+	}
+	if cfg.SeedDemo {
+		if err := SeedDemo(ctx, s.DatabaseURL, cfg.Booker.Zone); err != nil {
+			return err
+		}
+	}
+	cfg.Gateway.DatabaseURL, cfg.Gateway.NATSURL, cfg.Gateway.Logger = s.DatabaseURL, s.NATSURL, cfg.Logger
+	if s.Gateway, err = gatewayapp.Start(ctx, cfg.Gateway); err != nil {
+		return fmt.Errorf("gateway: %w", err)
+	}
+	return nil
+}
+
+// findPostgres follows the contract's chain: DATABASE_URL, a server on
+// 127.0.0.1:5432, a private cluster under the data directory.
+func findPostgres(ctx context.Context, cfg Config) (string, error) {
+	if cfg.DatabaseURL != "" {
+		return cfg.DatabaseURL, nil
+	}
+	if pglocal.Reachable(ctx, pglocal.LocalURL) {
+		return pglocal.LocalURL, nil
+	}
+	c, err := pglocal.StartCluster(ctx, filepath.Join(cfg.DataDir, "pg"))
+	if err != nil {
+		return "", err
+	}
+	slog.Info("started a private PostgreSQL cluster; it keeps running after exit", "dir", c.Dir, "url", c.URL())
+	return c.URL(), nil
+}
+
+// findNATS uses NATS_URL when a server answers there, else starts an embedded
+// nats-server with JetStream, data under the data directory.
+func findNATS(cfg Config) (string, *server.Server, error) {
+	if cfg.NATSURL != "" && Answers(cfg.NATSURL) {
+		return cfg.NATSURL, nil, nil
+	}
+	ns, err := StartNATS(filepath.Join(cfg.DataDir, "nats"), server.RANDOM_PORT)
+	if err != nil {
+		return "", nil, err
+	}
+	return ns.ClientURL(), ns, nil
+}
+
+// Shutdown stops the gateway first, so no new request arrives, then the
+// booker, which finishes what it holds, then the embedded NATS.
+func (s *System) Shutdown(ctx context.Context) error {
+	var errs []error
+	if s.Gateway != nil {
+		errs = append(errs, s.Gateway.Shutdown(ctx))
+	}
+	if s.Booker != nil {
+		errs = append(errs, s.Booker.Shutdown(ctx))
+	}
+	if s.nats != nil {
+		s.nats.Shutdown()
+		s.nats.WaitForShutdown()
+	}
+	return errors.Join(errs...)
+}
+
+// WaitReady polls fn until it succeeds or the timeout passes.
+func WaitReady(timeout time.Duration, fn func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
