@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	}, secret: opts.secret}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
-		Registry: prometheus.NewRegistry(),
+		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,6 +104,8 @@ func NewServer(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// newFastHTTPServer configures fasthttp with timeouts that keep a slow or
+// idle client from holding a connection, and without a Server header.
 func (s *Server) newFastHTTPServer() *fasthttp.Server {
 	return &fasthttp.Server{
 		Handler:                      s.serve,
@@ -146,7 +149,7 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 	if v := recover(); v != nil {
 		s.log.Error("http: handler panicked", "panic", v,
-			"method", string(ctx.Method()), "path", string(ctx.Path()))
+			"method", string(ctx.Method()), "path", string(ctx.Path()), "stack", string(debug.Stack()))
 		ctx.Response.Reset()
 		writeProblem(ctx, shared.CodeInternal, internalDetail)
 	}
@@ -173,6 +176,7 @@ func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
 // structured log.
 type fasthttpLogger struct{ log *slog.Logger }
 
+// Printf implements fasthttp.Logger.
 func (l fasthttpLogger) Printf(format string, args ...any) {
 	l.log.Warn("http: fasthttp", "msg", fmt.Sprintf(format, args...))
 }

@@ -57,6 +57,15 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
+func TestHeadIsGetWithoutBody(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.do(t, req{method: "HEAD", path: "/healthz"})
+	expectStatus(t, r, 200)
+	if len(r.body) != 0 {
+		t.Errorf("HEAD answered with body %q", r.body)
+	}
+}
+
 func TestReadyz(t *testing.T) {
 	e := newEnv(t, envOptions{ready: func(context.Context) error { return nil }})
 	r := e.do(t, req{method: "GET", path: "/readyz"})
