@@ -30,6 +30,8 @@ type Slot struct {
 	EndAt       time.Time
 	Capacity    int
 	BookedCount int
+	// OpensAt is when booking opens; before it the slot refuses bookings as closed.
+	OpensAt time.Time
 }
 
 // Available is the number of places still free.
@@ -67,6 +69,9 @@ type Booking struct {
 	Replay bool
 	// Left is the number of places the slot has after this booking; meaningful only when Replay is false.
 	Left int
+	// DoctorID and StartAt locate the slot, so that its change can be announced; set when Replay is false.
+	DoctorID int64
+	StartAt  time.Time
 }
 
 // Cancellation is the outcome of a cancel request.
@@ -76,6 +81,9 @@ type Cancellation struct {
 	Changed bool
 	// Left is the number of places the slot has after the cancellation; meaningful only when Changed.
 	Left int
+	// DoctorID and StartAt locate the slot; set when Changed.
+	DoctorID int64
+	StartAt  time.Time
 }
 
 // Service decides bookings and cancellations. Implementations must hold the

@@ -101,6 +101,8 @@ type Decision struct {
 	Replay      bool         `json:"replay,omitempty"`
 	SlotID      int64        `json:"slotId,omitempty"`
 	Appointment *Appointment `json:"appointment,omitempty"`
+	// Left is the places the slot had left right after a new booking.
+	Left int `json:"left,omitempty"`
 }
 
 // ReplyHeader carries the subject the gateway waits on for the Decision; the
@@ -137,3 +139,21 @@ const (
 	DecisionsBucket      = "booking-decisions"
 	DefaultSubjectPrefix = "booking"
 )
+
+// SlotStateSubject is where the booker announces a slot's changes, one subject
+// per doctor below it. Announcements go over core NATS: a lost one costs a few
+// seconds of staleness, never a wrong booking, because gateways' marks expire
+// and the booker decides every booking anyway.
+const SlotStateSubject = "slot.state"
+
+// SlotState announces the places left in a slot after a decision. A full slot
+// (Left == 0) carries its holders, so that a gateway refusing it locally still
+// lets a holder's repeat reach its own answer. DoctorID and StartAt are zero
+// when the announcing booker did not learn them (a refusal).
+type SlotState struct {
+	SlotID   int64   `json:"slotId"`
+	DoctorID int64   `json:"doctorId,omitempty"`
+	StartAt  string  `json:"startAt,omitempty"`
+	Left     int     `json:"left"`
+	Holders  []int64 `json:"holders,omitempty"`
+}

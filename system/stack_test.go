@@ -18,6 +18,7 @@ import (
 	"termin/booker"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
+	"termin/gateway"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pgtest"
 	"termin/system"
@@ -55,6 +56,7 @@ func newStack(t *testing.T) *stack {
 		Addr: "127.0.0.1:0", DatabaseURL: dbURL, NATSURL: ns.ClientURL(), Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
 		SubjectPrefix: "booking", Logger: quietLogger(),
+		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	})
 	if err != nil {
 		t.Fatalf("start gateway: %v", err)

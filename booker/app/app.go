@@ -29,6 +29,7 @@ type App struct {
 	http     *http.Server
 	cancel   context.CancelFunc
 	done     chan struct{}
+	events   events
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
 }
@@ -75,12 +76,15 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.serveAdmin(reg); err != nil {
 		return err
 	}
+	if err := a.startEvents(ctx, js, reg); err != nil {
+		return err
+	}
 	var svc booker.Service = a.Store
 	if a.cfg.Decorate != nil {
 		svc = a.cfg.Decorate(svc)
 	}
 	a.run(cons, &jetstream.Worker{Service: svc, Decisions: kv, Conn: a.nc, Metrics: metrics,
-		Log: a.cfg.Logger, Retries: 3}, metrics)
+		Log: a.cfg.Logger, Retries: 3, Announcer: &jetstream.Announcer{Conn: a.nc, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
 	return nil
 }
 
@@ -118,14 +122,17 @@ func (a *App) run(cons natsjs.Consumer, w *jetstream.Worker, m *jetstream.Metric
 // Addr is the address the admin server listens on.
 func (a *App) Addr() string { return a.listener.Addr().String() }
 
-// Shutdown stops pulling, finishes and acknowledges the commands in hand, and
-// closes every connection.
+// Shutdown stops pulling, finishes and acknowledges the commands and events in
+// hand, and closes every connection.
 func (a *App) Shutdown(ctx context.Context) error {
 	a.cancel()
-	select {
-	case <-a.done:
-	case <-ctx.Done():
-		return errors.Join(ctx.Err(), a.closeConns())
+	a.stopEvents()
+	for _, done := range []<-chan struct{}{a.done, a.eventsDone()} {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), a.closeConns())
+		}
 	}
 	return a.closeConns()
 }
@@ -135,6 +142,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 func (a *App) Kill() {
 	a.nc.Close()
 	a.cancel()
+	a.stopEvents()
 	_ = a.closeConns()
 }
 

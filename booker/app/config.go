@@ -31,9 +31,30 @@ type Config struct {
 	Migrate bool
 	Stream  jetstream.Config
 	Logger  *slog.Logger
+	// DisableRelay and DisableNotifier turn off the outbox relay and the
+	// notifier, which every booker runs by default (the zero value).
+	DisableRelay    bool
+	DisableNotifier bool
+	Notify          NotifyConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
 	// to slow the booker down or to break it on purpose; production leaves it nil.
 	Decorate func(booker.Service) booker.Service
+}
+
+// NotifyConfig sets the notifier's channels. An empty SMTPAddr logs each
+// e-mail instead of sending it; an empty SMSWebhookURL sends no SMS.
+type NotifyConfig struct {
+	SMTPAddr      string
+	SMTPFrom      string
+	SMTPUser      string
+	SMTPPassword  string
+	SMSWebhookURL string
+	SMSToken      string
+	// MaxDeliver is the attempts of a failing channel before the event is
+	// dead-lettered; 0 means 5.
+	MaxDeliver int
+	// RetryBase is the first retry's delay, doubling after; 0 means 30 s. Tests shorten it.
+	RetryBase time.Duration
 }
 
 // ParseFlags reads the configuration from args, with defaults from the
@@ -50,9 +71,11 @@ func ParseFlags(args []string) (Config, error) {
 	fs.BoolVar(&cfg.Migrate, "migrate", env("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envInt("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
+	finishNotify := notifyFlags(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	finishNotify()
 	cfg.DBConns = int32(*dbConns)
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
@@ -62,8 +85,35 @@ func ParseFlags(args []string) (Config, error) {
 	return cfg, nil
 }
 
+// notifyFlags declares the relay's and the notifier's settings; the returned
+// func completes cfg after parsing.
+func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
+	relay := fs.Bool("outbox-relay", env("OUTBOX_RELAY", "1") != "0", "publish outbox events to the EVENTS stream (OUTBOX_RELAY=0 turns it off)")
+	notifier := fs.Bool("notifier", env("NOTIFIER", "1") != "0", "send confirmations by e-mail and SMS (NOTIFIER=0 turns it off)")
+	n := &cfg.Notify
+	fs.StringVar(&n.SMTPAddr, "smtp-addr", env("SMTP_ADDR", ""), "mail server host:port; empty logs each e-mail instead (SMTP_ADDR)")
+	fs.StringVar(&n.SMTPFrom, "smtp-from", env("SMTP_FROM", "termine@praxis.example"), "sender address of the e-mails (SMTP_FROM)")
+	fs.StringVar(&n.SMTPUser, "smtp-user", env("SMTP_USER", ""), "SMTP user; empty sends without authentication (SMTP_USER)")
+	fs.StringVar(&n.SMTPPassword, "smtp-password", "", "SMTP password (SMTP_PASSWORD)")
+	fs.StringVar(&n.SMSWebhookURL, "sms-webhook-url", env("SMS_WEBHOOK_URL", ""), "SMS provider webhook; empty sends no SMS (SMS_WEBHOOK_URL)")
+	fs.StringVar(&n.SMSToken, "sms-token", "", "bearer token of the SMS webhook (SMS_TOKEN)")
+	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envInt("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
+	return func() {
+		// Secrets come from the environment without appearing as defaults in -h.
+		n.SMTPPassword, n.SMSToken = or(n.SMTPPassword, env("SMTP_PASSWORD", "")), or(n.SMSToken, env("SMS_TOKEN", ""))
+		cfg.DisableRelay, cfg.DisableNotifier = !*relay, !*notifier
+	}
+}
+
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func or(v, def string) string {
+	if v != "" {
 		return v
 	}
 	return def

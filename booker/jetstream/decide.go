@@ -33,6 +33,12 @@ func (w *Worker) book(ctx context.Context, cmd shared.Command) (shared.Decision,
 		return d, err
 	}
 	w.count(d)
+	switch {
+	case d.Code == shared.Booked && !d.Replay:
+		w.Announcer.Booked(ctx, b)
+	case d.Code == shared.CodeSlotFull:
+		w.Announcer.Refused(ctx, cmd.SlotID)
+	}
 	if d.Code == shared.CodeIdempotencyKeyReused {
 		return d, nil // about this request's body, not the key's decision
 	}
@@ -48,7 +54,7 @@ func decision(slotID int64, b booker.Booking, err error) (shared.Decision, error
 		return shared.Decision{}, err
 	}
 	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: slotID,
-		Appointment: wire(b.Appointment)}, nil
+		Appointment: wire(b.Appointment), Left: b.Left}, nil
 }
 
 // sameBody turns a recorded decision into a refusal when the key comes back
@@ -113,6 +119,9 @@ func (w *Worker) cancel(ctx context.Context, cmd shared.Command) (shared.Decisio
 	d := shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
 		SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	w.count(d)
+	if c.Changed {
+		w.Announcer.Cancelled(ctx, c)
+	}
 	return d, nil
 }
 

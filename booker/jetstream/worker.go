@@ -27,6 +27,8 @@ type Worker struct {
 	Conn      *nats.Conn
 	Metrics   *Metrics
 	Log       *slog.Logger
+	// Announcer, when set, tells the gateways about slots that fill or reopen.
+	Announcer *Announcer
 	// Retries is how often a transient database failure is retried within one
 	// delivery before the message is handed back to JetStream.
 	Retries int

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"termin/booker"
@@ -17,7 +16,7 @@ import (
 const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1
-    WHERE id = $1 AND booked_count < capacity AND start_at > $5
+    WHERE id = $1 AND booked_count < capacity AND start_at > $5 AND opens_at <= $5
     RETURNING id, doctor_id, start_at, end_at, capacity - booked_count AS left_places
 ), appt AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
@@ -30,7 +29,7 @@ WITH reserved AS (
         'startAt', r.start_at, 'endAt', r.end_at, 'createdAt', a.created_at)
     FROM appt a, reserved r
 )
-SELECT a.id, a.created_at, r.left_places FROM appt a, reserved r`
+SELECT a.id, a.created_at, r.left_places, r.doctor_id, r.start_at FROM appt a, reserved r`
 
 // Book reserves a place for the request unless its key was already decided,
 // in which case the first result comes back marked as a replay.
@@ -42,7 +41,7 @@ func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Bookin
 		SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked,
 	}}
 	err := s.pool.QueryRow(ctx, bookSQL, req.SlotID, req.PatientID, req.IdempotencyKey,
-		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left)
+		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left, &b.DoctorID, &b.StartAt)
 	switch err = translate(err); {
 	case err == nil:
 		return b, nil
@@ -93,20 +92,19 @@ func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (boo
 		return b, err
 	}
 	var (
-		startAt     time.Time
-		full, holds bool
+		closed, full, holds bool
 	)
 	err := s.pool.QueryRow(ctx, `
-        SELECT start_at, booked_count >= capacity,
+        SELECT start_at <= $3 OR opens_at > $3, booked_count >= capacity,
                EXISTS (SELECT 1 FROM appointment
                        WHERE slot_id = $1 AND patient_id = $2 AND status = 'BOOKED')
-        FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID).Scan(&startAt, &full, &holds)
+        FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID, s.Now()).Scan(&closed, &full, &holds)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return booker.Booking{}, booker.ErrSlotNotFound
 	case err != nil:
 		return booker.Booking{}, fmt.Errorf("postgres: explain refusal: %w", err)
-	case !startAt.After(s.Now()):
+	case closed:
 		return booker.Booking{}, booker.ErrSlotClosed
 	case holds:
 		return booker.Booking{}, booker.ErrAlreadyBooked

@@ -27,14 +27,14 @@ WITH c AS (
         'startAt', s.start_at, 'endAt', s.end_at, 'cancelledAt', now())
     FROM c, s
 )
-SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places FROM c, s`
+SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places, s.doctor_id, s.start_at FROM c, s`
 
 // Cancel cancels the appointment. Cancelling one that is already cancelled is
 // not an error: the result says Changed = false and nothing was touched.
 func (s *Store) Cancel(ctx context.Context, id int64) (booker.Cancellation, error) {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
-	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left)
+	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		a, err := s.Appointment(ctx, id)
 		return booker.Cancellation{Appointment: a}, err

@@ -52,8 +52,9 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) 
 func (s *Store) Slot(ctx context.Context, id int64) (booker.Slot, error) {
 	var sl booker.Slot
 	err := s.pool.QueryRow(ctx, `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count FROM time_slot WHERE id = $1`, id).
-		Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
+               greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`, id).
+		Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return booker.Slot{}, booker.ErrSlotNotFound
 	}
@@ -61,4 +62,15 @@ func (s *Store) Slot(ctx context.Context, id int64) (booker.Slot, error) {
 		return booker.Slot{}, fmt.Errorf("postgres: read slot: %w", err)
 	}
 	return sl, nil
+}
+
+// Holders lists the patients holding a place in the slot. A full slot's
+// announcement carries them, so that a gateway refusing the slot locally still
+// lets a holder's repeat through to its own answer.
+func (s *Store) Holders(ctx context.Context, slotID int64) ([]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT patient_id FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slotID)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: holders: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }

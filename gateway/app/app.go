@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"termin/booker/postgres"
-	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
 	"termin/migrations"
@@ -22,6 +21,7 @@ import (
 // App is a running gateway.
 type App struct {
 	cfg    Config
+	stop   context.CancelFunc
 	db     *pgxpool.Pool
 	nc     *nats.Conn
 	queue  *jetstream.Queue
@@ -56,17 +56,21 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	qcfg := jetstream.Config{SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget, PublishTimeout: a.cfg.PublishTimeout}
-	slots := gateway.NewSlotCache(store, time.Minute, 100_000)
+	qcfg := jetstream.Config{SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget,
+		PublishTimeout: a.cfg.PublishTimeout, MaxWait: 10 * time.Minute}
 	if err := waitFor(ctx, "booking queue", func() (err error) {
-		a.queue, err = jetstream.New(ctx, a.nc, qcfg, slots, a.cfg.Logger)
+		a.queue, err = jetstream.New(ctx, a.nc, qcfg, a.cfg.Logger)
 		return err
 	}); err != nil {
 		return err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: a.queue, Reads: store, Ready: a.ready,
+	front, lists, err := a.shield(store, reg)
+	if err != nil {
+		return err
+	}
+	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger})
 	if err != nil {
 		return err
@@ -127,6 +131,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 }
 
 func (a *App) close() error {
+	if a.stop != nil {
+		a.stop()
+	}
 	if a.queue != nil {
 		_ = a.queue.Close()
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"termin/gateway"
 	"termin/shared"
 )
 
@@ -30,6 +31,13 @@ type Config struct {
 	ReadConns     int32
 	SubjectPrefix string
 	Logger        *slog.Logger
+	// RateLimit booking attempts (new keys) per patient per RateWindow, across replicas.
+	RateLimit  int
+	RateWindow time.Duration
+	// Room bounds the waiting room: admission margin, memory, full marks, pre-queue, lottery seed.
+	Room gateway.RoomConfig
+	// ListTTL is how stale a cached slot list may be.
+	ListTTL time.Duration
 }
 
 // ParseFlags reads the configuration from args, with defaults from the
@@ -46,6 +54,15 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", envDuration("PUBLISH_TIMEOUT", time.Second), "wait for the stream to accept a command before 503 (PUBLISH_TIMEOUT)")
 	conns := fs.Int("read-conns", envInt("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
 	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	fs.IntVar(&cfg.RateLimit, "rate-limit", envInt("RATE_LIMIT", 5), "booking attempts per patient per window (RATE_LIMIT)")
+	fs.DurationVar(&cfg.RateWindow, "rate-window", envDuration("RATE_WINDOW", 10*time.Second), "window of the per-patient limit (RATE_WINDOW)")
+	cfg.Room = gateway.DefaultRoomConfig()
+	fs.IntVar(&cfg.Room.Margin, "admission-margin", envInt("ADMISSION_MARGIN", cfg.Room.Margin), "requests per slot in the queue beyond its places left (ADMISSION_MARGIN)")
+	fs.IntVar(&cfg.Room.MaxTickets, "max-waiting", envInt("MAX_WAITING", cfg.Room.MaxTickets), "requests held in the waiting room before 503 (MAX_WAITING)")
+	fs.DurationVar(&cfg.Room.FullFor, "full-mark-ttl", envDuration("FULL_MARK_TTL", cfg.Room.FullFor), "how long a full mark lasts without refresh (FULL_MARK_TTL)")
+	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envDuration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
+	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envInt("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
+	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envDuration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

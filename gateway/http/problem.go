@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
@@ -99,6 +100,10 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 		detail = fmt.Sprintf("%s (%v)", gateway.ErrUnavailable.Error(), err)
 	}
 	writeProblem(ctx, code, detail)
+	var wait interface{ RetryAfter() time.Duration }
+	if errors.As(err, &wait) {
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait.RetryAfter())))
+	}
 }
 
 // writeProblem writes the problem of code with detail, and the headers the

@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -30,15 +29,17 @@ type Config struct {
 	// PublishTimeout bounds the wait for the stream's PubAck; past it the
 	// answer is 503, never a hang.
 	PublishTimeout time.Duration
+	// MaxWait is how long a submitted command's decision is waited for at
+	// most; a later decision is still on record for the client's repeat.
+	MaxWait time.Duration
 }
 
-// Queue implements gateway.Bookings over JetStream.
+// Queue implements gateway.Queue over JetStream.
 type Queue struct {
 	cfg     Config
 	nc      *nats.Conn
 	js      jetstream.JetStream
 	kv      jetstream.KeyValue
-	slots   gateway.SlotSource
 	log     *slog.Logger
 	inbox   string
 	sub     *nats.Subscription
@@ -46,11 +47,11 @@ type Queue struct {
 	waiting map[string]chan shared.Decision
 }
 
-var _ gateway.Bookings = (*Queue)(nil)
+var _ gateway.Queue = (*Queue)(nil)
 
 // New binds to the decisions bucket (created by the booker) and subscribes to
 // this gateway's reply inbox.
-func New(ctx context.Context, nc *nats.Conn, cfg Config, slots gateway.SlotSource, log *slog.Logger) (*Queue, error) {
+func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Queue, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, slots gateway.SlotSourc
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
-	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, slots: slots, log: log,
+	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log,
 		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
 	q.sub, err = nc.Subscribe(q.inbox+".*", q.deliver)
 	if err != nil {
@@ -134,10 +135,4 @@ func (q *Queue) Ready() error {
 		return errors.New("nats: not connected")
 	}
 	return nil
-}
-
-func fromWire(a *shared.Appointment) booker.Appointment {
-	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return booker.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
-		Status: booker.Status(a.Status), CreatedAt: created}
 }

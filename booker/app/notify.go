@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"termin/booker/notify"
+	"termin/booker/outbox"
+)
+
+// events runs this booker's outbox relay and notifier in the background. Its
+// zero value runs nothing, so Shutdown and Kill need no check.
+type events struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// startEvents creates the events stream and starts what the configuration
+// enables; both run in every booker by default, safely side by side.
+func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg prometheus.Registerer) error {
+	if a.cfg.DisableRelay && a.cfg.DisableNotifier {
+		return nil
+	}
+	if _, err := outbox.Setup(ctx, js, a.cfg.Stream.Replicas); err != nil {
+		return err
+	}
+	var n *notify.Notifier
+	if !a.cfg.DisableNotifier {
+		cons, err := notify.Setup(ctx, js, a.cfg.Stream.Replicas)
+		if err != nil {
+			return err
+		}
+		n = a.notifier(js, cons, notify.NewMetrics(reg))
+	}
+	run, cancel := context.WithCancel(context.Background())
+	a.events.cancel = cancel
+	if !a.cfg.DisableRelay {
+		relay := &outbox.Relay{DB: a.db, JS: js, Log: a.cfg.Logger}
+		a.background(func() { _ = relay.Run(run) })
+		metrics := outbox.NewMetrics(reg)
+		a.background(func() { outbox.WatchBacklog(run, a.db, metrics, time.Second, a.cfg.Logger) })
+	}
+	if n != nil {
+		a.background(func() { _ = n.Run(run) })
+	}
+	return nil
+}
+
+func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metrics) *notify.Notifier {
+	c := a.cfg.Notify
+	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
+		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger}}
+	if c.SMTPAddr != "" {
+		from := c.SMTPFrom
+		if from == "" {
+			from = "termine@praxis.example"
+		}
+		n.Mail = &notify.SMTP{Addr: c.SMTPAddr, From: from, User: c.SMTPUser, Password: c.SMTPPassword}
+	}
+	if c.SMSWebhookURL != "" {
+		n.SMS = &notify.Webhook{URL: c.SMSWebhookURL, Token: c.SMSToken}
+	}
+	return n
+}
+
+func (a *App) background(fn func()) {
+	a.events.wg.Go(fn)
+}
+
+// stopEvents asks the relay and the notifier to stop; they finish what they hold.
+func (a *App) stopEvents() {
+	if a.events.cancel != nil {
+		a.events.cancel()
+	}
+}
+
+// eventsDone is closed once the relay and the notifier have returned.
+func (a *App) eventsDone() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		a.events.wg.Wait()
+		close(done)
+	}()
+	return done
+}

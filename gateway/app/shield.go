@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"termin/booker/postgres"
+	"termin/gateway"
+)
+
+// shield builds the burst shield in front of the queue: the per-patient
+// limiter shared with the other gateways, the waiting room that follows the
+// booker's slot announcements, and the slot-list cache.
+func (a *App) shield(store *postgres.Store, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	a.stop = stop
+	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(store, time.Minute, 100_000),
+		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget}
+	front.Room = gateway.NewRoom(a.cfg.Room, front.Submit, store.Slot, a.cfg.Logger)
+	front.Metrics = gateway.NewFrontMetrics(reg, front.Room)
+	lists := gateway.NewSlotLists(store, a.cfg.ListTTL, a.cfg.Zone)
+	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
+		return nil, nil, err
+	}
+	if err := a.queue.ShareAttempts(ctx, front.Limiter, 50*time.Millisecond); err != nil {
+		return nil, nil, err
+	}
+	go sweep(ctx, 5*time.Second, func() {
+		front.Limiter.Sweep()
+		front.Room.Sweep(2*time.Minute, 10*time.Minute)
+	})
+	return front, lists, nil
+}
+
+func sweep(ctx context.Context, every time.Duration, fn func()) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn()
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"termin/gateway"
+	"termin/shared"
+)
+
+// attemptsSubject carries the booking attempts each gateway allowed, so that
+// every replica's limiter counts the attempts made at the others.
+const attemptsSubject = "gateway.attempts"
+
+const originHeader = "Termin-Origin"
+
+// FollowSlots applies the booker's slot announcements to the waiting room and
+// the slot-list cache until the connection closes.
+func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error {
+	_, err := q.nc.Subscribe(shared.SlotStateSubject+".>", func(m *nats.Msg) {
+		var s shared.SlotState
+		if err := json.Unmarshal(m.Data, &s); err != nil {
+			q.log.Warn("undecodable slot announcement", "err", err)
+			return
+		}
+		room.SlotState(s)
+		if at, err := time.Parse(time.RFC3339, s.StartAt); err == nil && s.DoctorID != 0 {
+			lists.Invalidate(s.DoctorID, at)
+		}
+	})
+	return err
+}
+
+// ShareAttempts publishes the limiter's new attempts every interval and
+// records the other gateways' attempts, until ctx ends. Each attempt is 24
+// bytes: patient, key hash, time.
+func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every time.Duration) error {
+	sub, err := q.nc.Subscribe(attemptsSubject, func(m *nats.Msg) {
+		if m.Header.Get(originHeader) == q.inbox {
+			return
+		}
+		for b := m.Data; len(b) >= 24; b = b[24:] {
+			l.Observe(gateway.Attempt{Patient: int64(binary.BigEndian.Uint64(b)),
+				Key: binary.BigEndian.Uint64(b[8:]), At: int64(binary.BigEndian.Uint64(b[16:]))})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	go q.publishAttempts(ctx, sub, l, every)
+	return nil
+}
+
+func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l *gateway.Limiter, every time.Duration) {
+	defer sub.Unsubscribe()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var buf []gateway.Attempt
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		buf = l.Outbox(buf[:0])
+		if len(buf) == 0 {
+			continue
+		}
+		data := make([]byte, 0, 24*len(buf))
+		for _, a := range buf {
+			data = binary.BigEndian.AppendUint64(data, uint64(a.Patient))
+			data = binary.BigEndian.AppendUint64(data, a.Key)
+			data = binary.BigEndian.AppendUint64(data, uint64(a.At))
+		}
+		msg := nats.NewMsg(attemptsSubject)
+		msg.Header.Set(originHeader, q.inbox)
+		msg.Data = data
+		_ = q.nc.PublishMsg(msg)
+	}
+}

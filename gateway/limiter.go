@@ -1,0 +1,136 @@
+package gateway
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// RateLimitedError is ErrRateLimited with the time until the patient's next
+// attempt is allowed, which the answer's Retry-After carries.
+type RateLimitedError struct{ Wait time.Duration }
+
+func (e *RateLimitedError) Error() string             { return ErrRateLimited.Error() }
+func (e *RateLimitedError) Unwrap() error             { return ErrRateLimited }
+func (e *RateLimitedError) RetryAfter() time.Duration { return e.Wait }
+
+// Is lets errors.Is(err, ErrRateLimited) hold.
+func (e *RateLimitedError) Is(target error) bool { return errors.Is(ErrRateLimited, target) }
+
+// Attempt is one booking attempt of a patient: a new idempotency key, hashed.
+type Attempt struct {
+	Patient int64
+	Key     uint64
+	At      int64 // unix nanoseconds
+}
+
+// Limiter allows each patient a number of booking attempts in a sliding
+// window. Decisions are local and allocation-free, so refusing a patient who
+// hammers the button costs next to nothing; replicas stay in step by
+// exchanging their attempts (Outbox and Observe), which a NATS adapter carries.
+// A repeat of a key the limiter has seen is not an attempt.
+type Limiter struct {
+	limit  int
+	window time.Duration
+	now    func() time.Time
+	mu     sync.Mutex
+	seen   map[int64][]Attempt // the patient's latest attempts, at most limit
+	outbox []Attempt
+}
+
+// NewLimiter allows limit attempts per window; a limit of 0 or less allows all.
+func NewLimiter(limit int, window time.Duration) *Limiter {
+	return &Limiter{limit: limit, window: window, now: time.Now, seen: make(map[int64][]Attempt)}
+}
+
+// Allow decides an attempt of patient with the hashed key; when it refuses,
+// it says how long until the oldest attempt leaves the window.
+func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
+	if l.limit <= 0 {
+		return true, 0 // no limit configured
+	}
+	now := l.now().UnixNano()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ring := l.seen[patient]
+	oldest, inWindow := 0, 0
+	for i, a := range ring {
+		if a.Key == key {
+			return true, 0
+		}
+		if a.At > now-int64(l.window) {
+			inWindow++
+		}
+		if a.At < ring[oldest].At {
+			oldest = i
+		}
+	}
+	if inWindow >= l.limit {
+		return false, time.Duration(ring[oldest].At + int64(l.window) - now)
+	}
+	a := Attempt{Patient: patient, Key: key, At: now}
+	l.record(ring, oldest, a)
+	l.outbox = append(l.outbox, a)
+	return true, 0
+}
+
+// Observe records an attempt another replica allowed.
+func (l *Limiter) Observe(a Attempt) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ring := l.seen[a.Patient]
+	oldest := 0
+	for i, b := range ring {
+		if b.Key == a.Key {
+			return
+		}
+		if b.At < ring[oldest].At {
+			oldest = i
+		}
+	}
+	l.record(ring, oldest, a)
+}
+
+func (l *Limiter) record(ring []Attempt, oldest int, a Attempt) {
+	if len(ring) < l.limit {
+		l.seen[a.Patient] = append(ring, a)
+		return
+	}
+	ring[oldest] = a
+}
+
+// Outbox hands over the attempts allowed here since the last call, appended to buf.
+func (l *Limiter) Outbox(buf []Attempt) []Attempt {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	buf = append(buf, l.outbox...)
+	l.outbox = l.outbox[:0]
+	return buf
+}
+
+// Sweep forgets patients whose every attempt has left the window, keeping
+// memory bounded by the patients active in the last window.
+func (l *Limiter) Sweep() {
+	cutoff := l.now().UnixNano() - int64(l.window)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for p, ring := range l.seen {
+		latest := int64(0)
+		for _, a := range ring {
+			latest = max(latest, a.At)
+		}
+		if latest < cutoff {
+			delete(l.seen, p)
+		}
+	}
+}
+
+// HashKey hashes an idempotency key (FNV-1a, 64 bits) without allocating.
+func HashKey(key string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return h
+}

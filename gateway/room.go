@@ -1,0 +1,190 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"termin/booker"
+	"termin/shared"
+)
+
+// RoomConfig bounds the waiting room.
+type RoomConfig struct {
+	// Margin is how many requests beyond the places left may be in the queue
+	// for one slot at once; the rest wait here, in arrival order.
+	Margin int
+	// MaxTickets bounds the gateway's memory: past it new requests get 503.
+	MaxTickets int
+	// FullFor is how long a full mark lasts without a refresh, so a lost
+	// announcement cannot keep a slot closed for ever.
+	FullFor time.Duration
+	// PreWindow is how long before a slot opens requests may join its pre-queue.
+	PreWindow time.Duration
+	// Seed drives the opening lottery; the same seed gives the same order.
+	Seed uint64
+}
+
+// DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
+func DefaultRoomConfig() RoomConfig {
+	return RoomConfig{Margin: 4, MaxTickets: 200_000, FullFor: 30 * time.Second,
+		PreWindow: 10 * time.Minute, Seed: rand.Uint64()}
+}
+
+// Room is the virtual waiting room in front of the queue. Per slot it lets at
+// most (places left + margin) requests into the queue at once; the others wait
+// in arrival order and are admitted as decisions come back. When the slot
+// fills, every request still waiting is refused at once. Requests that arrive
+// shortly before the slot opens join a pre-queue that is admitted in a seeded
+// random order at the opening.
+type Room struct {
+	cfg     RoomConfig
+	submit  func(*Ticket)
+	fresh   func(ctx context.Context, slotID int64) (booker.Slot, error)
+	log     *slog.Logger
+	now     func() time.Time
+	mu      sync.Mutex
+	lines   map[int64]*line
+	tickets map[ticketID]*Ticket
+}
+
+// NewRoom makes a waiting room; submit puts an admitted ticket in the queue
+// (it runs in its own goroutine and must end in Decide), and fresh reads a
+// slot's places from the database when the room does not know them.
+func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (booker.Slot, error), log *slog.Logger) *Room {
+	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
+	return &Room{cfg: cfg, submit: submit, fresh: fresh, log: log, now: time.Now,
+		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
+}
+
+// KnownFull reports whether the slot is known to be full and the patient holds
+// no place in it. It allocates nothing: it is the path most requests of a
+// burst take.
+func (r *Room) KnownFull(slotID, patient int64) bool {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ln := r.lines[slotID]
+	return ln != nil && ln.knownFull(now, patient)
+}
+
+// Join finds the request's ticket or gives it a new one at the end of its
+// slot's line, admitting whoever may go into the queue now.
+func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookRequest) (*Ticket, error) {
+	id := ticketID{req.PatientID, req.IdempotencyKey}
+	r.mu.Lock()
+	if t := r.tickets[id]; t != nil {
+		r.mu.Unlock()
+		return t, nil
+	}
+	ln, err := r.line(ctx, slot)
+	if err != nil {
+		r.mu.Unlock()
+		return nil, err
+	}
+	now := r.now()
+	switch {
+	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
+		r.mu.Unlock()
+		return nil, booker.ErrSlotClosed
+	case len(r.tickets) >= r.cfg.MaxTickets:
+		r.mu.Unlock()
+		return nil, ErrUnavailable
+	}
+	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now}
+	r.tickets[id] = t
+	if now.Before(ln.opensAt) {
+		t.pre = true
+		ln.pre = append(ln.pre, t)
+		if len(ln.pre) == 1 {
+			time.AfterFunc(ln.opensAt.Sub(now), func() { r.open(ln) })
+		}
+	} else {
+		ln.waiting = append(ln.waiting, t)
+	}
+	r.admitLocked(ln)
+	r.mu.Unlock()
+	return t, nil
+}
+
+// line returns the slot's line, asking the database for its places when the
+// room does not know them (a new line, or a full one whose mark expired).
+func (r *Room) line(ctx context.Context, slot booker.Slot) (*line, error) {
+	ln := r.lines[slot.ID]
+	now := r.now()
+	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
+		return ln, nil
+	}
+	fresh, err := r.fresh(ctx, slot.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ln == nil {
+		ln = &line{slotID: slot.ID, opensAt: fresh.OpensAt}
+		r.lines[slot.ID] = ln
+	}
+	ln.left, ln.checkAt = fresh.Available(), now.Add(time.Second)
+	return ln, nil
+}
+
+// Position is the ticket's place in its line and the wait to suggest.
+func (r *Room) Position(t *Ticket) (int, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := t.line.position(t)
+	return p, t.line.wait(r.now(), p)
+}
+
+// open runs the opening lottery: the pre-queue goes first, in a random order
+// drawn from the seed and the slot, then everyone who came after the opening.
+func (r *Room) open(ln *line) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(ln.slotID)))
+	rng.Shuffle(len(ln.pre), func(i, j int) { ln.pre[i], ln.pre[j] = ln.pre[j], ln.pre[i] })
+	r.log.Info("opening lottery", "slot", ln.slotID, "seed", r.cfg.Seed, "entrants", len(ln.pre))
+	for _, t := range ln.pre {
+		t.pre = false
+	}
+	ln.waiting = append(ln.pre, ln.waiting...)
+	ln.pre = nil
+	r.admitLocked(ln)
+}
+
+// admitLocked moves waiting tickets into the queue while the slot has room.
+func (r *Room) admitLocked(ln *line) {
+	if r.now().Before(ln.opensAt) {
+		return
+	}
+	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin && ln.left > 0 {
+		t := ln.waiting[0]
+		ln.waiting = ln.waiting[1:]
+		t.admitted = true
+		ln.inflight = append(ln.inflight, t)
+		go r.submit(t)
+	}
+}
+
+// refuseWaitingLocked answers everyone still waiting for a full slot at once.
+func (r *Room) refuseWaitingLocked(ln *line) {
+	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: booker.ErrSlotFull.Msg, SlotID: ln.slotID}
+	for _, t := range append(ln.waiting, ln.pre...) {
+		r.closeLocked(t, full, nil)
+	}
+	ln.waiting, ln.pre = nil, nil
+}
+
+func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	t.decision, t.err, t.closedAt = d, err, r.now()
+	close(t.done)
+	if err != nil {
+		delete(r.tickets, t.id) // not decided: a repeat may try again
+	}
+}

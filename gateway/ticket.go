@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"time"
+
+	"termin/booker"
+	"termin/shared"
+)
+
+type ticketID struct {
+	patient int64
+	key     string
+}
+
+// Ticket is one booking request's place in the waiting room. It outlives the
+// HTTP request that made it: a client answered 202 repeats the same key and
+// finds its ticket, its place and eventually its decision.
+type Ticket struct {
+	id       ticketID
+	line     *line
+	Request  booker.BookRequest
+	DoctorID int64
+	admitted bool
+	pre      bool
+	done     chan struct{}
+	decision shared.Decision
+	err      error
+	closedAt time.Time
+	madeAt   time.Time
+}
+
+// Done is closed once the ticket has its decision.
+func (t *Ticket) Done() <-chan struct{} { return t.done }
+
+// Decision is the booker's decision, or the waiting room's own refusal (the
+// slot filled while the ticket waited), or err when the queue refused it.
+func (t *Ticket) Decision() (shared.Decision, error) { return t.decision, t.err }
+
+// line is one slot's side of the waiting room.
+type line struct {
+	slotID    int64
+	left      int       // places left as last learned
+	checkAt   time.Time // when a full line without a mark asks the database again
+	opensAt   time.Time
+	inflight  []*Ticket // admitted, undecided, in admission order
+	waiting   []*Ticket // arrival order
+	pre       []*Ticket // arrived in the window before the opening
+	fullUntil time.Time
+	holders   map[int64]struct{}
+	rate      float64 // decisions per second, smoothed, for the estimated wait
+	lastDone  time.Time
+}
+
+func (ln *line) knownFull(now time.Time, patient int64) bool {
+	if !now.Before(ln.fullUntil) {
+		return false
+	}
+	_, holds := ln.holders[patient]
+	return !holds
+}
+
+// position counts the requests ahead of t, t included.
+func (ln *line) position(t *Ticket) int {
+	if t.pre {
+		return len(ln.pre)
+	}
+	for i, u := range ln.inflight {
+		if u == t {
+			return i + 1
+		}
+	}
+	for i, u := range ln.waiting {
+		if u == t {
+			return len(ln.inflight) + i + 1
+		}
+	}
+	return 1
+}
+
+// wait estimates when a client at position should ask again.
+func (ln *line) wait(now time.Time, position int) time.Duration {
+	if now.Before(ln.opensAt) {
+		return ln.opensAt.Sub(now) + time.Second
+	}
+	if ln.rate <= 0 {
+		return time.Second
+	}
+	d := time.Duration(float64(position) / ln.rate * float64(time.Second))
+	return min(max(d, time.Second), 30*time.Second)
+}
+
+// observe updates the smoothed decision rate with one more decision.
+func (ln *line) observe(now time.Time) {
+	if !ln.lastDone.IsZero() {
+		if gap := now.Sub(ln.lastDone).Seconds(); gap > 0 {
+			r := 1 / gap
+			if ln.rate == 0 {
+				ln.rate = r
+			} else {
+				ln.rate = 0.9*ln.rate + 0.1*r
+			}
+		}
+	}
+	ln.lastDone = now
+}
+
+func remove(ts []*Ticket, t *Ticket) []*Ticket {
+	for i, u := range ts {
+		if u == t {
+			return append(ts[:i], ts[i+1:]...)
+		}
+	}
+	return ts
+}
