@@ -32,7 +32,8 @@ type Attempt struct {
 type Limiter struct {
 	limit  int
 	window time.Duration
-	now    func() time.Time
+	// Now is the limiter's clock; tests replace it.
+	Now    func() time.Time
 	mu     sync.Mutex
 	seen   map[int64][]Attempt // the patient's latest attempts, at most limit
 	outbox []Attempt
@@ -40,7 +41,7 @@ type Limiter struct {
 
 // NewLimiter allows limit attempts per window; a limit of 0 or less allows all.
 func NewLimiter(limit int, window time.Duration) *Limiter {
-	return &Limiter{limit: limit, window: window, now: time.Now, seen: make(map[int64][]Attempt)}
+	return &Limiter{limit: limit, window: window, Now: time.Now, seen: make(map[int64][]Attempt)}
 }
 
 // Allow decides an attempt of patient with the hashed key; when it refuses,
@@ -49,7 +50,7 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	if l.limit <= 0 {
 		return true, 0 // no limit configured
 	}
-	now := l.now().UnixNano()
+	now := l.Now().UnixNano()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ring := l.seen[patient]
@@ -111,7 +112,7 @@ func (l *Limiter) Outbox(buf []Attempt) []Attempt {
 // Sweep forgets patients whose every attempt has left the window, keeping
 // memory bounded by the patients active in the last window.
 func (l *Limiter) Sweep() {
-	cutoff := l.now().UnixNano() - int64(l.window)
+	cutoff := l.Now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for p, ring := range l.seen {
@@ -133,4 +134,19 @@ func HashKey(key string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// Attempts counts the patient's attempts in the current window, wherever they
+// were made; operators and tests use it to see the shared state.
+func (l *Limiter) Attempts(patient int64) int {
+	cutoff := l.Now().UnixNano() - int64(l.window)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, a := range l.seen[patient] {
+		if a.At > cutoff {
+			n++
+		}
+	}
+	return n
 }

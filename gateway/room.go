@@ -40,11 +40,12 @@ func DefaultRoomConfig() RoomConfig {
 // shortly before the slot opens join a pre-queue that is admitted in a seeded
 // random order at the opening.
 type Room struct {
-	cfg     RoomConfig
-	submit  func(*Ticket)
-	fresh   func(ctx context.Context, slotID int64) (booker.Slot, error)
-	log     *slog.Logger
-	now     func() time.Time
+	cfg    RoomConfig
+	submit func(*Ticket)
+	fresh  func(ctx context.Context, slotID int64) (booker.Slot, error)
+	log    *slog.Logger
+	// Now is the room's clock; tests replace it.
+	Now     func() time.Time
 	mu      sync.Mutex
 	lines   map[int64]*line
 	tickets map[ticketID]*Ticket
@@ -55,7 +56,7 @@ type Room struct {
 // slot's places from the database when the room does not know them.
 func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (booker.Slot, error), log *slog.Logger) *Room {
 	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
-	return &Room{cfg: cfg, submit: submit, fresh: fresh, log: log, now: time.Now,
+	return &Room{cfg: cfg, submit: submit, fresh: fresh, log: log, Now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
 }
 
@@ -63,7 +64,7 @@ func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, i
 // no place in it. It allocates nothing: it is the path most requests of a
 // burst take.
 func (r *Room) KnownFull(slotID, patient int64) bool {
-	now := r.now()
+	now := r.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ln := r.lines[slotID]
@@ -84,7 +85,7 @@ func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookReques
 		r.mu.Unlock()
 		return nil, err
 	}
-	now := r.now()
+	now := r.Now()
 	switch {
 	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
 		r.mu.Unlock()
@@ -113,7 +114,7 @@ func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookReques
 // room does not know them (a new line, or a full one whose mark expired).
 func (r *Room) line(ctx context.Context, slot booker.Slot) (*line, error) {
 	ln := r.lines[slot.ID]
-	now := r.now()
+	now := r.Now()
 	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
 		return ln, nil
 	}
@@ -134,7 +135,7 @@ func (r *Room) Position(t *Ticket) (int, time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := t.line.position(t)
-	return p, t.line.wait(r.now(), p)
+	return p, t.line.wait(r.Now(), p)
 }
 
 // open runs the opening lottery: the pre-queue goes first, in a random order
@@ -155,7 +156,7 @@ func (r *Room) open(ln *line) {
 
 // admitLocked moves waiting tickets into the queue while the slot has room.
 func (r *Room) admitLocked(ln *line) {
-	if r.now().Before(ln.opensAt) {
+	if r.Now().Before(ln.opensAt) {
 		return
 	}
 	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin && ln.left > 0 {
@@ -182,7 +183,7 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 		return
 	default:
 	}
-	t.decision, t.err, t.closedAt = d, err, r.now()
+	t.decision, t.err, t.closedAt = d, err, r.Now()
 	close(t.done)
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again

@@ -12,7 +12,7 @@ func (r *Room) Decide(t *Ticket, d shared.Decision, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ln := t.line
-	now := r.now()
+	now := r.Now()
 	ln.inflight = remove(ln.inflight, t)
 	ln.observe(now)
 	switch {
@@ -37,7 +37,7 @@ func (r *Room) Decide(t *Ticket, d shared.Decision, err error) {
 func (r *Room) SlotState(s shared.SlotState) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
+	now := r.Now()
 	ln := r.lines[s.SlotID]
 	if ln == nil {
 		if s.Left > 0 {
@@ -77,7 +77,7 @@ func (r *Room) Sizes() (waiting, pre int) {
 func (r *Room) Sweep(keep, stale time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
+	now := r.Now()
 	for id, t := range r.tickets {
 		select {
 		case <-t.done:

@@ -116,7 +116,7 @@ func TestQueuedRequestIsDecidedOnce(t *testing.T) {
 	if again.status != http.StatusAccepted {
 		t.Fatalf("repeat while queued = %d %v, want 202", again.status, again.body)
 	}
-	s.startBooker(nil)
+	s.startBooker(nil, nil)
 	_, final, err := s.bookUntilDecided(slot, 7, "q-1", 10*time.Second)
 	if err != nil || (final.status != 200 && final.status != 201) || final.body["status"] != "BOOKED" {
 		t.Fatalf("after the booker came back: %d %v %v, want the booking", final.status, final.body, err)

@@ -82,7 +82,7 @@ func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
 		})
 		s.booker.Kill()
 		time.Sleep(300 * time.Millisecond)
-		s.startBooker(nil)
+		s.startBooker(nil, nil)
 	})
 	s.checkInvariants(t, clients)
 	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE status = 'BOOKED'`); n != 100 {

@@ -49,30 +49,41 @@ func newStack(t *testing.T) *stack {
 	}
 	t.Cleanup(ns.Shutdown)
 	s := &stack{t: t, dbURL: dbURL, db: db, ns: ns, http: &http.Client{Timeout: 10 * time.Second}}
-	s.startBooker(nil)
+	s.startBooker(nil, nil)
+	s.gateway = s.startGateway()
+	return s
+}
+
+// startGateway starts one more gateway on the same NATS and database.
+func (s *stack) startGateway() *gatewayapp.App {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	s.gateway, err = gatewayapp.Start(ctx, gatewayapp.Config{
-		Addr: "127.0.0.1:0", DatabaseURL: dbURL, NATSURL: ns.ClientURL(), Zone: berlin,
+	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
+		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
 		SubjectPrefix: "booking", Logger: quietLogger(),
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	})
 	if err != nil {
-		t.Fatalf("start gateway: %v", err)
+		s.t.Fatalf("start gateway: %v", err)
 	}
-	t.Cleanup(func() { shutdown(s.gateway.Shutdown) })
-	return s
+	s.t.Cleanup(func() { shutdown(gw.Shutdown) })
+	return gw
 }
 
-// startBooker starts a booker; decorate may wrap its decision core.
-func (s *stack) startBooker(decorate func(booker.Service) booker.Service) *bookerapp.App {
+// startBooker starts a booker; decorate may wrap its decision core, and
+// stream, when set, replaces the queue's bounds.
+func (s *stack) startBooker(decorate func(booker.Service) booker.Service, stream *jetstream.Config) *bookerapp.App {
 	s.t.Helper()
-	stream := jetstream.DefaultConfig()
-	stream.AckWait = 2 * time.Second // a killed booker's commands come back quickly
+	if stream == nil {
+		def := jetstream.DefaultConfig()
+		def.AckWait = 2 * time.Second // a killed booker's commands come back quickly
+		stream = &def
+	}
 	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
 		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
-		Workers: 8, DBConns: 10, Migrate: true, Stream: stream, Logger: quietLogger(), Decorate: decorate,
+		Workers: 8, DBConns: 10, Migrate: true, Stream: *stream, Logger: quietLogger(), Decorate: decorate,
 	})
 	if err != nil {
 		s.t.Fatalf("start booker: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"termin/booker/postgres"
+	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
 	"termin/migrations"
@@ -22,6 +23,7 @@ import (
 type App struct {
 	cfg    Config
 	stop   context.CancelFunc
+	front  *gateway.Front
 	db     *pgxpool.Pool
 	nc     *nats.Conn
 	queue  *jetstream.Queue
@@ -70,6 +72,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	a.front = front
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger})
 	if err != nil {
@@ -145,3 +148,7 @@ func (a *App) close() error {
 	}
 	return nil
 }
+
+// Front is the gateway's shield, for tests and diagnostics that look at its
+// shared state (the limiter's counts, the room's marks).
+func (a *App) Front() *gateway.Front { return a.front }

@@ -1,0 +1,124 @@
+package gateway_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"termin/gateway"
+)
+
+// clock is a settable time for the limiter and the room.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+func newLimiter(c *clock) *gateway.Limiter {
+	l := gateway.NewLimiter(5, 10*time.Second)
+	l.Now = c.now
+	return l
+}
+
+func TestLimiterCountsNewKeysOnly(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	l := newLimiter(c)
+	steps := []struct {
+		name    string
+		advance time.Duration
+		key     string
+		allowed bool
+	}{
+		{"1st key", 0, "k1", true},
+		{"2nd key", time.Second, "k2", true},
+		{"3rd key", time.Second, "k3", true},
+		{"4th key", time.Second, "k4", true},
+		{"5th key", time.Second, "k5", true},
+		{"6th key within the window", time.Second, "k6", false},
+		{"repeat of a known key is no attempt", 0, "k3", true},
+		{"the 1st attempt has left the window", 5 * time.Second, "k7", true},
+		{"but the 2nd has not", 0, "k8", false},
+	}
+	for _, st := range steps {
+		c.advance(st.advance)
+		ok, wait := l.Allow(7, gateway.HashKey(st.key))
+		if ok != st.allowed {
+			t.Fatalf("%s: allowed = %v, want %v", st.name, ok, st.allowed)
+		}
+		if !ok && (wait <= 0 || wait > 10*time.Second) {
+			t.Errorf("%s: wait %v, want the time until the oldest attempt leaves the window", st.name, wait)
+		}
+	}
+	if ok, _ := l.Allow(8, gateway.HashKey("k1")); !ok {
+		t.Error("another patient is limited by patient 7's attempts")
+	}
+}
+
+func TestLimiterCountsAttemptsOfOtherReplicas(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	here, there := newLimiter(c), newLimiter(c)
+	for i := range 3 {
+		if ok, _ := there.Allow(7, gateway.HashKey(fmt.Sprint("there-", i))); !ok {
+			t.Fatal("refused below the limit")
+		}
+	}
+	for _, a := range there.Outbox(nil) {
+		here.Observe(a)
+	}
+	for i := range 2 {
+		if ok, _ := here.Allow(7, gateway.HashKey(fmt.Sprint("here-", i))); !ok {
+			t.Fatal("refused below the shared limit")
+		}
+	}
+	if ok, _ := here.Allow(7, gateway.HashKey("here-2")); ok {
+		t.Error("6th attempt across two replicas allowed")
+	}
+	if ok, _ := here.Allow(7, gateway.HashKey("there-1")); !ok {
+		t.Error("a repeat of a key made at the other replica was counted as an attempt")
+	}
+	if n := here.Attempts(7); n != 5 {
+		t.Errorf("Attempts = %d, want 5", n)
+	}
+}
+
+// TestRejectPathsAllocateNothing holds the shield's promise: refusing a
+// patient over the limit, or a request for a known-full slot, allocates nothing.
+func TestRejectPathsAllocateNothing(t *testing.T) {
+	l := gateway.NewLimiter(5, 10*time.Second)
+	for i := range 5 {
+		l.Allow(7, uint64(i))
+	}
+	room := fullRoom(t, 42, 7)
+	tests := map[string]func(){
+		"limiter refusal": func() { l.Allow(7, 99) },
+		"known full":      func() { room.KnownFull(42, 8) },
+	}
+	for name, fn := range tests {
+		if n := testing.AllocsPerRun(1000, fn); n != 0 {
+			t.Errorf("%s: %v allocations per request, want 0", name, n)
+		}
+	}
+}
+
+func BenchmarkLimiterRefusal(b *testing.B) {
+	l := gateway.NewLimiter(5, 10*time.Second)
+	for i := range 5 {
+		l.Allow(7, uint64(i))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, _ := l.Allow(7, 99); ok {
+			b.Fatal("allowed")
+		}
+	}
+}
+
+func BenchmarkKnownFull(b *testing.B) {
+	room := fullRoom(b, 42, 7)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !room.KnownFull(42, 8) {
+			b.Fatal("not known full")
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/booker"
+	"termin/gateway"
+	"termin/shared"
+)
+
+// slowBooker is a queue that never decides on its own: the test decides.
+type slowBooker struct {
+	mu        sync.Mutex
+	submitted []*gateway.Ticket
+}
+
+func (s *slowBooker) submit(t *gateway.Ticket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.submitted = append(s.submitted, t)
+}
+
+func (s *slowBooker) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.submitted)
+}
+
+func newRoom(tb testing.TB, slot booker.Slot, cfg gateway.RoomConfig) (*gateway.Room, *slowBooker) {
+	tb.Helper()
+	q := &slowBooker{}
+	fresh := func(context.Context, int64) (booker.Slot, error) { return slot, nil }
+	return gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil))), q
+}
+
+func fullRoom(tb testing.TB, slotID, holder int64) *gateway.Room {
+	tb.Helper()
+	room, _ := newRoom(tb, booker.Slot{ID: slotID}, gateway.DefaultRoomConfig())
+	room.SlotState(shared.SlotState{SlotID: slotID, Left: 0, Holders: []int64{holder}})
+	return room
+}
+
+func request(slot booker.Slot, patient int64) booker.BookRequest {
+	return booker.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
+}
+
+func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
+	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 2}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 1
+	room, q := newRoom(t, slot, cfg)
+	var tickets []*gateway.Ticket
+	for p := range int64(10) {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	waitFor(t, func() bool { return q.count() == 3 }) // 2 places + margin 1
+	last := 0
+	for i, tk := range tickets {
+		pos, wait := room.Position(tk)
+		if pos <= last || wait <= 0 {
+			t.Fatalf("ticket %d: position %d after %d (wait %v); want strictly increasing positions", i, pos, last, wait)
+		}
+		last = pos
+	}
+	booked := func(left int) shared.Decision {
+		return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
+	}
+	room.Decide(tickets[0], booked(1), nil) // 1 place left + margin 1: the 2 in flight are enough
+	if q.count() != 3 {
+		t.Fatalf("%d submitted after a booking, want still 3", q.count())
+	}
+	room.Decide(tickets[2], shared.Decision{Code: shared.CodeAlreadyBooked, SlotID: 1}, nil)
+	waitFor(t, func() bool { return q.count() == 4 }) // a refusal lets the next one in
+	room.Decide(tickets[1], booked(0), nil)
+	for i, tk := range tickets[4:] {
+		select {
+		case <-tk.Done():
+		default:
+			t.Fatalf("waiting ticket %d not answered when the slot filled", i+4)
+		}
+		if d, err := tk.Decision(); err != nil || d.Code != shared.CodeSlotFull {
+			t.Errorf("waiting ticket %d got %v %v, want SLOT_FULL", i+4, d.Code, err)
+		}
+	}
+}
+
+func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
+	order := func(seed uint64) []int64 {
+		opens := time.Now().Add(100 * time.Millisecond)
+		slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+		cfg := gateway.DefaultRoomConfig()
+		cfg.Seed = seed
+		room, q := newRoom(t, slot, cfg)
+		var tickets []*gateway.Ticket
+		for p := range int64(20) {
+			tk, err := room.Join(t.Context(), slot, request(slot, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tickets = append(tickets, tk)
+		}
+		if q.count() != 0 {
+			t.Fatal("pre-queue admitted before the opening")
+		}
+		waitFor(t, func() bool { return q.count() == 20 })
+		got := make([]int64, 20)
+		for _, tk := range tickets {
+			pos, _ := room.Position(tk) // admission order once admitted
+			got[pos-1] = tk.Request.PatientID
+		}
+		return got
+	}
+	first, again, other := order(7), order(7), order(8)
+	arrival := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
+	if slices.Equal(first, arrival) {
+		t.Errorf("lottery kept arrival order: %v", first)
+	}
+	if !slices.Equal(first, again) {
+		t.Errorf("same seed, different orders: %v and %v", first, again)
+	}
+	if slices.Equal(first, other) {
+		t.Errorf("different seeds, same order: %v", first)
+	}
+	sorted := slices.Clone(first)
+	slices.Sort(sorted)
+	if !slices.Equal(sorted, arrival) {
+		t.Errorf("lottery order %v is not a permutation of the entrants", first)
+	}
+}
+
+func TestRoomRefusesBeforeThePreQueueWindow(t *testing.T) {
+	slot := booker.Slot{ID: 3, StartAt: time.Now().Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(time.Hour)}
+	room, _ := newRoom(t, slot, gateway.DefaultRoomConfig())
+	if _, err := room.Join(t.Context(), slot, request(slot, 1)); !errors.Is(err, booker.ErrSlotClosed) {
+		t.Fatalf("an hour before the opening: %v, want ErrSlotClosed", err)
+	}
+}
+
+func TestKnownFullLetsHoldersThroughAndExpires(t *testing.T) {
+	c := &clock{t: time.Now()}
+	room := fullRoom(t, 42, 7)
+	room.Now = c.now
+	room.SlotState(shared.SlotState{SlotID: 42, Left: 0, Holders: []int64{7}})
+	checks := []struct {
+		name    string
+		advance time.Duration
+		patient int64
+		want    bool
+	}{
+		{"another patient", 0, 8, true},
+		{"the holder, for its repeat", 0, 7, false},
+		{"after the mark expired", 31 * time.Second, 8, false},
+	}
+	for _, ch := range checks {
+		c.advance(ch.advance)
+		if got := room.KnownFull(42, ch.patient); got != ch.want {
+			t.Errorf("%s: KnownFull = %v, want %v", ch.name, got, ch.want)
+		}
+	}
+	room.SlotState(shared.SlotState{SlotID: 42, Left: 0})
+	room.SlotState(shared.SlotState{SlotID: 42, Left: 1})
+	if room.KnownFull(42, 8) {
+		t.Error("a reopened slot is still known full")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
