@@ -16,6 +16,18 @@ build:
 test:
 	$(GO) test $(TEST_FLAGS) -v $(MODULES)
 
+# The whole system in the foreground: PostgreSQL and NATS found or started,
+# migrations, demo data, a booker and a gateway. Ctrl-C stops it.
+run:
+	$(GO) run ./system/cmd/run
+
+# Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
+# `make run` and checks the database; LOADTEST_FLAGS adds flags (see bin/loadtest -h).
+loadtest: build
+	./bin/loadtest -scenario opening -gateway http://127.0.0.1:8080 \
+		-booker-metrics http://127.0.0.1:9091/metrics \
+		-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_FLAGS)
+
 lint:
 	$(GO) vet $(MODULES)
 	$(GO) run $(STATICCHECK) $(MODULES)

@@ -93,3 +93,26 @@ type Service interface {
 	Book(ctx context.Context, req BookRequest) (Booking, error)
 	Cancel(ctx context.Context, appointmentID int64) (Cancellation, error)
 }
+
+// Op is one command of a batch, in arrival order: a booking or a cancellation.
+type Op struct {
+	Book   *BookRequest
+	Cancel int64 // appointment id, when Book is nil
+}
+
+// Outcome is what became of one Op: a booking, a cancellation, or a refusal
+// (one of the domain errors).
+type Outcome struct {
+	Booking      Booking
+	Cancellation Cancellation
+	Err          error
+}
+
+// BatchService decides many commands in one transaction. The outcome of each
+// op is exactly what deciding the ops one by one, in order, would give: places
+// go to the earliest requests, a place freed by a cancellation can go to a
+// later request of the same batch, and a request refused does not disturb
+// any other. A failed batch changes nothing.
+type BatchService interface {
+	Decide(ctx context.Context, ops []Op) ([]Outcome, error)
+}

@@ -33,7 +33,6 @@ type Front struct {
 	// Budget is how long a request waits for its decision before 202.
 	Budget  time.Duration
 	Metrics *FrontMetrics
-	now     func() time.Time
 }
 
 var _ Bookings = (*Front)(nil)

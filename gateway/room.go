@@ -55,6 +55,9 @@ type Room struct {
 // (it runs in its own goroutine and must end in Decide), and fresh reads a
 // slot's places from the database when the room does not know them.
 func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (booker.Slot, error), log *slog.Logger) *Room {
+	if cfg == (RoomConfig{}) {
+		cfg = DefaultRoomConfig()
+	}
 	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	return &Room{cfg: cfg, submit: submit, fresh: fresh, log: log, Now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
@@ -159,7 +162,9 @@ func (r *Room) admitLocked(ln *line) {
 	if r.Now().Before(ln.opensAt) {
 		return
 	}
-	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin && ln.left > 0 {
+	// With no place left the margin still lets a few through: the booker then
+	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
+	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin {
 		t := ln.waiting[0]
 		ln.waiting = ln.waiting[1:]
 		t.admitted = true

@@ -38,6 +38,7 @@ func TestBookingAPIStatusCodes(t *testing.T) {
 		{"key reused with another body", "k-1", string(bookBody(double, 7)), 422, "IDEMPOTENCY_KEY_REUSED"},
 		{"same key, another patient", "k-1", string(bookBody(double, 9)), 201, ""},
 		{"patient already holds the slot", "k-6", string(bookBody(double, 9)), 409, "ALREADY_BOOKED"},
+		{"holder's new key on a full slot", "k-7", string(bookBody(single, 7)), 409, "ALREADY_BOOKED"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

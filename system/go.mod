@@ -9,6 +9,7 @@ require (
 	termin/booker v0.0.0
 	termin/gateway v0.0.0
 	termin/migrations v0.0.0
+	termin/shared v0.0.0
 )
 
 require (
@@ -90,7 +91,6 @@ require (
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	termin/shared v0.0.0 // indirect
 )
 
 replace termin/shared => ../shared

@@ -83,7 +83,7 @@ func (s *stack) startBooker(decorate func(booker.Service) booker.Service, stream
 	}
 	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
 		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
-		Workers: 8, DBConns: 10, Migrate: true, Stream: *stream, Logger: quietLogger(), Decorate: decorate,
+		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true, Stream: *stream, Logger: quietLogger(), Decorate: decorate,
 	})
 	if err != nil {
 		s.t.Fatalf("start booker: %v", err)

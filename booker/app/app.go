@@ -79,13 +79,23 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.startEvents(ctx, js, reg); err != nil {
 		return err
 	}
-	var svc booker.Service = a.Store
-	if a.cfg.Decorate != nil {
-		svc = a.cfg.Decorate(svc)
-	}
-	a.run(cons, &jetstream.Worker{Service: svc, Decisions: kv, Conn: a.nc, Metrics: metrics,
+	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Announcer: &jetstream.Announcer{Conn: a.nc, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
 	return nil
+}
+
+// decider is the decision core the workers use: the store, which decides
+// batches in one transaction, unless Decorate replaced it with a service that
+// can only decide one command at a time.
+func (a *App) decider() booker.BatchService {
+	if a.cfg.Decorate == nil {
+		return a.Store
+	}
+	svc := a.cfg.Decorate(a.Store)
+	if batch, ok := svc.(booker.BatchService); ok {
+		return batch
+	}
+	return booker.OneByOne(svc)
 }
 
 func (a *App) registry() *prometheus.Registry {
@@ -109,7 +119,8 @@ func (a *App) registry() *prometheus.Registry {
 func (a *App) run(cons natsjs.Consumer, w *jetstream.Worker, m *jetstream.Metrics) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	pool := &jetstream.Pool{Consumer: cons, Worker: w, Size: a.cfg.Workers, Log: a.cfg.Logger}
+	pool := &jetstream.Pool{Consumer: cons, Worker: w, Size: a.cfg.Workers,
+		BatchSize: max(a.cfg.BatchSize, 1), BatchWait: a.cfg.BatchWait, Log: a.cfg.Logger}
 	go jetstream.WatchQueue(ctx, cons, m, time.Second)
 	go func() {
 		defer close(a.done)

@@ -23,8 +23,13 @@ type Config struct {
 	Addr string
 	// Zone is the clinic's time zone, in which calendar dates are read.
 	Zone *time.Location
-	// Workers bounds the commands decided at once by this booker.
+	// Workers is the number of batches this booker decides at once; each
+	// holds one database connection while it decides.
 	Workers int
+	// BatchSize and BatchWait bound a batch: up to BatchSize commands, cut
+	// when its first command has waited BatchWait.
+	BatchSize int
+	BatchWait time.Duration
 	// DBConns bounds this booker's connections to PostgreSQL.
 	DBConns int32
 	// Migrate applies pending migrations at start, under a lock.
@@ -66,7 +71,9 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", env("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
 	fs.StringVar(&cfg.Addr, "addr", env("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
-	fs.IntVar(&cfg.Workers, "workers", envInt("BOOKER_WORKERS", 16), "commands decided at once (BOOKER_WORKERS)")
+	fs.IntVar(&cfg.Workers, "workers", envInt("BOOKER_WORKERS", 4), "batches decided at once (BOOKER_WORKERS)")
+	fs.IntVar(&cfg.BatchSize, "batch-size", envInt("BOOKER_BATCH_SIZE", 50), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
+	fs.DurationVar(&cfg.BatchWait, "batch-wait", envDuration("BOOKER_BATCH_WAIT", 2*time.Millisecond), "how long a batch waits to fill (BOOKER_BATCH_WAIT)")
 	dbConns := fs.Int("db-conns", envInt("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
 	fs.BoolVar(&cfg.Migrate, "migrate", env("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
@@ -125,4 +132,12 @@ func envInt(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	d, err := time.ParseDuration(env(name, def.String()))
+	if err != nil {
+		return def
+	}
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -12,49 +13,133 @@ import (
 	"termin/shared"
 )
 
-// book decides a booking command once: a key already on record is answered
-// from the record, whatever the number of deliveries or repeats.
-func (w *Worker) book(ctx context.Context, cmd shared.Command) (shared.Decision, error) {
-	key := shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
-	if d, ok, err := w.recorded(ctx, key); ok || err != nil {
-		return sameBody(d, cmd), err
+// answerRecorded answers, from the decisions bucket, every booking whose key
+// was decided before: whatever the number of deliveries or repeats, a key is
+// decided once.
+func (w *Worker) answerRecorded(ctx context.Context, entries []*entry) {
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		if e.err != nil || e.cmd.Kind != shared.KindBook {
+			continue
+		}
+		wg.Go(func() {
+			d, ok, err := w.recorded(ctx, shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey))
+			e.err = err
+			if ok {
+				e.decision, e.decided = sameBody(d, e.cmd), true
+			}
+		})
 	}
-	var b booker.Booking
+	wg.Wait()
+}
+
+// decide runs the undecided commands through the database in one batch. A
+// batch that keeps failing is split into single commands, so that one
+// command's failure cannot hold back the others.
+func (w *Worker) decide(ctx context.Context, entries []*entry) {
+	var todo []*entry
+	for _, e := range entries {
+		if e.err == nil && !e.decided {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	err := w.decideTogether(ctx, todo)
+	if err == nil || len(todo) == 1 {
+		for _, e := range todo {
+			e.err = errors.Join(e.err, err)
+		}
+		return
+	}
+	w.Log.Warn("batch failed; deciding its commands one by one", "err", err, "size", len(todo))
+	for _, e := range todo {
+		e.err = w.decideTogether(ctx, []*entry{e})
+	}
+}
+
+func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
+	ops := make([]booker.Op, len(todo))
+	for i, e := range todo {
+		if e.cmd.Kind == shared.KindBook {
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
+		} else {
+			ops[i].Cancel = e.cmd.AppointmentID
+		}
+	}
+	var out []booker.Outcome
 	err := w.retry(ctx, func() (err error) {
 		start := time.Now()
-		b, err = w.Service.Book(ctx, booker.BookRequest{
-			SlotID: cmd.SlotID, PatientID: cmd.PatientID, IdempotencyKey: cmd.IdempotencyKey,
-		})
+		out, err = w.Service.Decide(ctx, ops)
 		w.Metrics.Reserve.Observe(time.Since(start).Seconds())
 		return err
 	})
-	d, err := decision(cmd.SlotID, b, err)
 	if err != nil {
-		return d, err
+		return err
 	}
-	w.count(d)
-	switch {
-	case d.Code == shared.Booked && !d.Replay:
-		w.Announcer.Booked(ctx, b)
-	case d.Code == shared.CodeSlotFull:
-		w.Announcer.Refused(ctx, cmd.SlotID)
+	for i, e := range todo {
+		e.outcome, e.decision = out[i], decision(e.cmd, out[i])
+		w.count(e.decision)
 	}
-	if d.Code == shared.CodeIdempotencyKeyReused {
-		return d, nil // about this request's body, not the key's decision
-	}
-	return w.record(ctx, key, d)
+	w.announce(ctx, todo)
+	return nil
 }
 
-func decision(slotID int64, b booker.Booking, err error) (shared.Decision, error) {
+// retry runs fn until it succeeds or the retries are spent.
+func (w *Worker) retry(ctx context.Context, fn func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := fn()
+		if err == nil || attempt >= w.Retries {
+			return err
+		}
+		w.Metrics.Retries.Inc()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
+		}
+	}
+}
+
+// decision turns an outcome into the wire's decision.
+func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 	var refused *shared.Error
 	switch {
-	case errors.As(err, &refused):
-		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: slotID}, nil
-	case err != nil:
-		return shared.Decision{}, err
+	case errors.As(o.Err, &refused):
+		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: cmd.SlotID}
+	case cmd.Kind == shared.KindCancel:
+		c := o.Cancellation
+		return shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
+			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
-	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: slotID,
-		Appointment: wire(b.Appointment), Left: b.Left}, nil
+	b := o.Booking
+	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
+		Appointment: wire(b.Appointment), Left: b.Left}
+}
+
+// announce tells the gateways each slot's latest state after the batch: one
+// announcement per slot, not per booking.
+func (w *Worker) announce(ctx context.Context, todo []*entry) {
+	booked, refused := map[int64]booker.Booking{}, map[int64]bool{}
+	for _, e := range todo {
+		switch {
+		case e.decision.Code == shared.Booked && !e.decision.Replay:
+			booked[e.cmd.SlotID] = e.outcome.Booking
+		case e.decision.Code == shared.CodeSlotFull:
+			refused[e.cmd.SlotID] = true
+		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
+			w.Announcer.Cancelled(ctx, e.outcome.Cancellation)
+		}
+	}
+	for _, b := range booked {
+		w.Announcer.Booked(ctx, b)
+	}
+	for slot := range refused {
+		if _, ok := booked[slot]; !ok {
+			w.Announcer.Refused(ctx, slot)
+		}
+	}
 }
 
 // sameBody turns a recorded decision into a refusal when the key comes back
@@ -99,28 +184,6 @@ func (w *Worker) record(ctx context.Context, key string, d shared.Decision) (sha
 	}
 	if err != nil {
 		return d, fmt.Errorf("record decision: %w", err)
-	}
-	return d, nil
-}
-
-func (w *Worker) cancel(ctx context.Context, cmd shared.Command) (shared.Decision, error) {
-	var c booker.Cancellation
-	err := w.retry(ctx, func() (err error) {
-		c, err = w.Service.Cancel(ctx, cmd.AppointmentID)
-		return err
-	})
-	var refused *shared.Error
-	if errors.As(err, &refused) {
-		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg}, nil
-	}
-	if err != nil {
-		return shared.Decision{}, err
-	}
-	d := shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
-		SlotID: c.SlotID, Appointment: wire(c.Appointment)}
-	w.count(d)
-	if c.Changed {
-		w.Announcer.Cancelled(ctx, c)
 	}
 	return d, nil
 }

@@ -14,6 +14,7 @@ type Metrics struct {
 	Retries     prometheus.Counter
 	Pending     prometheus.Gauge
 	AckPending  prometheus.Gauge
+	BatchSize   prometheus.Histogram
 }
 
 // NewMetrics registers the booker's queue metrics on reg.
@@ -21,7 +22,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		Reserve: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "booker_reserve_duration_seconds",
-			Help:    "Duration of the database transaction that decides a booking.",
+			Help:    "Duration of the database transaction that decides a batch of commands.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 15),
 		}),
 		Outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -48,8 +49,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "booker_queue_ack_pending",
 			Help: "Messages delivered to bookers and not yet acknowledged.",
 		}),
+		BatchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "booker_batch_size",
+			Help:    "Commands decided together in one database transaction.",
+			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200},
+		}),
 	}
-	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.Redelivered, m.Retries, m.Pending, m.AckPending)
+	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.Redelivered, m.Retries, m.Pending, m.AckPending, m.BatchSize)
 	for _, c := range []shared.Code{shared.Booked, "REPLAYED", shared.Cancelled, shared.CodeSlotFull,
 		shared.CodeSlotClosed, shared.CodeAlreadyBooked, shared.CodeSlotNotFound, shared.CodeIdempotencyKeyReused} {
 		m.Outcomes.WithLabelValues(string(c))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -17,21 +18,32 @@ import (
 // errMalformed marks a message that no retry can make decidable.
 var errMalformed = errors.New("malformed command")
 
-// Worker decides one command at a time: a booking or a cancellation, in
-// PostgreSQL, then records the decision, replies to the waiting gateway and
+// Worker decides batches of commands: in one PostgreSQL transaction, then it
+// records each booking's decision, replies to the waiting gateway and
 // acknowledges the message — in that order, so that an acknowledged message
 // always has its decision on record.
 type Worker struct {
-	Service   booker.Service
+	Service   booker.BatchService
 	Decisions jetstream.KeyValue
 	Conn      *nats.Conn
 	Metrics   *Metrics
 	Log       *slog.Logger
+	// Retries is how often a transient database failure is retried within one
+	// delivery before the messages are handed back to JetStream.
+	Retries int
 	// Announcer, when set, tells the gateways about slots that fill or reopen.
 	Announcer *Announcer
-	// Retries is how often a transient database failure is retried within one
-	// delivery before the message is handed back to JetStream.
-	Retries int
+}
+
+// entry is one message of a batch on its way to a decision.
+type entry struct {
+	msg       jetstream.Msg
+	cmd       shared.Command
+	delivered uint64
+	decision  shared.Decision
+	outcome   booker.Outcome
+	decided   bool // answered before the database: from the record
+	err       error
 }
 
 type action int
@@ -55,56 +67,32 @@ func dispose(err error) action {
 	return nak
 }
 
-// Handle processes one message and acknowledges, naks or terminates it.
-func (w *Worker) Handle(ctx context.Context, msg jetstream.Msg) {
-	delivered := uint64(1)
-	if meta, err := msg.Metadata(); err == nil {
-		delivered = meta.NumDelivered
+// HandleBatch decides the messages and acknowledges, naks or terminates each.
+func (w *Worker) HandleBatch(ctx context.Context, msgs []jetstream.Msg) {
+	w.Metrics.BatchSize.Observe(float64(len(msgs)))
+	entries := make([]*entry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = w.parse(m)
 	}
-	if delivered > 1 {
-		w.Metrics.Redelivered.Inc()
-	}
-	err := w.process(ctx, msg)
-	switch dispose(err) {
-	case ack:
-		if err := msg.DoubleAck(ctx); err != nil {
-			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err)
-		}
-	case term:
-		w.Metrics.Terminated.WithLabelValues("malformed").Inc()
-		w.Log.Error("terminating malformed message", "subject", msg.Subject(), "err", err, "data", truncate(msg.Data()))
-		_ = msg.TermWithReason(err.Error())
-	case nak:
-		delay := backoff(delivered)
-		w.Log.Warn("command not decided; delivering again", "err", err, "delivered", delivered, "delay", delay)
-		_ = msg.NakWithDelay(delay)
-	}
+	w.answerRecorded(ctx, entries)
+	w.decide(ctx, entries)
+	w.conclude(ctx, entries)
 }
 
-func (w *Worker) process(ctx context.Context, msg jetstream.Msg) error {
-	var cmd shared.Command
-	if err := json.Unmarshal(msg.Data(), &cmd); err != nil {
-		return fmt.Errorf("%w: %v", errMalformed, err)
+func (w *Worker) parse(m jetstream.Msg) *entry {
+	e := &entry{msg: m, delivered: 1}
+	if meta, err := m.Metadata(); err == nil {
+		e.delivered = meta.NumDelivered
 	}
-	if err := validate(cmd); err != nil {
-		return err
+	if e.delivered > 1 {
+		w.Metrics.Redelivered.Inc()
 	}
-	var (
-		d   shared.Decision
-		err error
-	)
-	if cmd.Kind == shared.KindBook {
-		d, err = w.book(ctx, cmd)
-	} else {
-		d, err = w.cancel(ctx, cmd)
+	if err := json.Unmarshal(m.Data(), &e.cmd); err != nil {
+		e.err = fmt.Errorf("%w: %v", errMalformed, err)
+		return e
 	}
-	if err != nil {
-		return err
-	}
-	w.Log.Debug("decided", "request_id", cmd.RequestID, "patient", cmd.PatientID,
-		"key", cmd.IdempotencyKey, "code", d.Code, "replay", d.Replay)
-	w.reply(msg.Headers().Get(shared.ReplyHeader), d)
-	return nil
+	e.err = validate(e.cmd)
+	return e
 }
 
 func validate(cmd shared.Command) error {
@@ -121,6 +109,39 @@ func validate(cmd shared.Command) error {
 	return nil
 }
 
+// conclude records, replies and acknowledges every entry, in parallel: each
+// step is a round trip to NATS, and the batch's messages do not depend on
+// each other any more.
+func (w *Worker) conclude(ctx context.Context, entries []*entry) {
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		wg.Go(func() { w.finish(ctx, e) })
+	}
+	wg.Wait()
+}
+
+func (w *Worker) finish(ctx context.Context, e *entry) {
+	if e.err == nil && e.cmd.Kind == shared.KindBook && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
+		e.decision, e.err = w.record(ctx, shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey), e.decision)
+	}
+	switch dispose(e.err) {
+	case ack:
+		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e.decision)
+		if err := e.msg.DoubleAck(ctx); err != nil {
+			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err)
+		}
+	case term:
+		w.Metrics.Terminated.WithLabelValues("malformed").Inc()
+		w.Log.Error("terminating malformed message", "subject", e.msg.Subject(), "err", e.err, "data", truncate(e.msg.Data()))
+		_ = e.msg.TermWithReason(e.err.Error())
+	case nak:
+		delay := backoff(e.delivered)
+		w.Log.Warn("command not decided; delivering again", "err", e.err, "delivered", e.delivered, "delay", delay,
+			"request_id", e.cmd.RequestID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
+		_ = e.msg.NakWithDelay(delay)
+	}
+}
+
 func (w *Worker) reply(subject string, d shared.Decision) {
 	if subject == "" {
 		return
@@ -128,25 +149,6 @@ func (w *Worker) reply(subject string, d shared.Decision) {
 	data, _ := json.Marshal(d)
 	if err := w.Conn.Publish(subject, data); err != nil {
 		w.Log.Warn("reply not sent; the gateway answers the repeat from the record", "err", err)
-	}
-}
-
-// retry runs fn until it succeeds, returns a domain decision, or the retries
-// are spent. A domain error (a *shared.Error) is a decision, not a failure.
-func (w *Worker) retry(ctx context.Context, fn func() error) error {
-	var err error
-	for attempt := 0; ; attempt++ {
-		err = fn()
-		var decided *shared.Error
-		if err == nil || errors.As(err, &decided) || attempt >= w.Retries {
-			return err
-		}
-		w.Metrics.Retries.Inc()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
-		}
 	}
 }
 

@@ -28,6 +28,28 @@ func newStore(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
 	return store, pool
 }
 
+// newBenchStore is newStore for benchmarks.
+func newBenchStore(b *testing.B) (*postgres.Store, *pgxpool.Pool) {
+	b.Helper()
+	pool, _ := pgtest.Pool(b, 8)
+	store := postgres.NewStore(pool, berlin)
+	store.Now = func() time.Time { return testNow }
+	return store, pool
+}
+
+func insertSlotB(b *testing.B, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
+	b.Helper()
+	var id int64
+	err := pool.QueryRow(context.Background(), `
+        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
+        VALUES ($1, $2, $3, $4) RETURNING id`,
+		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
+	if err != nil {
+		b.Fatalf("insert slot: %v", err)
+	}
+	return id
+}
+
 func insertSlot(t *testing.T, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
 	t.Helper()
 	var id int64

@@ -1,4 +1,109 @@
-// Command loadtest replays 7:00 opening bursts.
+// Command loadtest replays a 7:00 opening burst (or a sustained ramp, or a
+// clinic's day) against a running booking system, checks the database for
+// overbookings and lost bookings afterwards, and writes a report with a chart.
+// It exits 1 when an invariant check fails, 2 on bad flags.
 package main
 
-func main() {}
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"termin/loadtest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context) error {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	rep, err := loadtest.Run(ctx, o)
+	if rep != nil {
+		_ = rep.WriteText(os.Stdout)
+		fmt.Printf("\nreport, JSON and chart in %s\n", rep.Dir)
+	}
+	return err
+}
+
+// parseFlags reads the options, each with a default from the environment,
+// so that `loadtest -h` lists every setting and its variable.
+func parseFlags(args []string) (loadtest.Options, error) {
+	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
+	o := loadtest.Options{Progress: os.Stderr}
+	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day (LOADTEST_SCENARIO)")
+	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", "http://127.0.0.1:8080"), "gateway base URL (GATEWAY_URL)")
+	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", "http://127.0.0.1:9091/metrics"), "booker /metrics URL; empty skips it (BOOKER_METRICS_URL)")
+	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL, for seeding and the checks (DATABASE_URL)")
+	fs.Float64Var(&o.Rate, "rate", envFloat("LOADTEST_RATE", 0), "new booking clicks per second; 0 = scenario default: opening 5000, sustained 500 (first step), day 20 (LOADTEST_RATE)")
+	fs.DurationVar(&o.Duration, "duration", envDuration("LOADTEST_DURATION", 0), "how long new clicks are sent; 0 = scenario default: opening 30s, sustained 2m (longest ramp), day 1m (LOADTEST_DURATION)")
+	fs.Float64Var(&o.ReadsRate, "reads-rate", envFloat("LOADTEST_READS_RATE", 0), "slot-list reads per second alongside; 0 = default (opening 1000, day 50 x rate, sustained none), negative = none (LOADTEST_READS_RATE)")
+	fs.StringVar(&o.OutDir, "out", env("LOADTEST_OUT", ""), "folder for report.txt, report.json, chart.png; default loadtest-results/<timestamp> (LOADTEST_OUT)")
+	fs.Int64Var(&o.Seed, "seed", envInt64("LOADTEST_SEED"), "seed of the random choices and of the run's doctor and patient ids; 0 = from the clock (LOADTEST_SEED)")
+	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
+	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
+	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	loc, err := time.LoadLocation(*zone)
+	if err != nil {
+		fmt.Fprintln(fs.Output(), "loadtest: CLINIC_TZ:", err)
+		return o, err
+	}
+	o.Zone = loc
+	return o, nil
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envFloat(name string, def float64) float64 {
+	f, err := strconv.ParseFloat(env(name, ""), 64)
+	if err != nil {
+		return def
+	}
+	return f
+}
+
+func envInt64(name string) int64 {
+	n, _ := strconv.ParseInt(env(name, "0"), 10, 64)
+	return n
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	d, err := time.ParseDuration(env(name, ""))
+	if err != nil {
+		return def
+	}
+	return d
+}

@@ -1,0 +1,107 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Contact is where and in which language a patient is written to.
+type Contact struct {
+	PatientID int64
+	Name      string
+	Email     string
+	Phone     string
+	// Language is "de" or "en".
+	Language string
+}
+
+// channel is one way of reaching a patient.
+type channel struct {
+	name    string
+	sender  Sender
+	address func(Contact) string
+}
+
+func (n *Notifier) channels() []channel {
+	return []channel{
+		{ChannelEmail, n.Mail, func(c Contact) string { return c.Email }},
+		{ChannelSMS, n.SMS, func(c Contact) string { return c.Phone }},
+	}
+}
+
+// contact loads the patient's contact data; ok is false when there is none.
+func (n *Notifier) contact(ctx context.Context, patientID int64) (c Contact, ok bool, err error) {
+	var email, phone *string
+	err = n.DB.QueryRow(ctx, `
+        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = $1`,
+		patientID).Scan(&c.PatientID, &c.Name, &email, &phone, &c.Language)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Contact{}, false, nil
+	}
+	if err != nil {
+		return Contact{}, false, fmt.Errorf("notify: load contact: %w", err)
+	}
+	c.Email, c.Phone = deref(email), deref(phone)
+	return c, true, nil
+}
+
+// sendTimeout bounds one send, and so how long a claim holds its row lock.
+const sendTimeout = 45 * time.Second
+
+// deliver sends m on ch unless the event was already sent there. The row of
+// notification_sent is inserted in a transaction that stays open during the
+// send and commits only after it succeeded: a concurrent copy of the same
+// event waits on the row's key and then finds it sent, a failed send rolls the
+// row back. Only a crash between the send and the commit can send twice.
+func (n *Notifier) deliver(ctx context.Context, eventID string, ch channel, to string, m Message) error {
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	tx, err := n.DB.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("notify: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	tag, err := tx.Exec(ctx, `
+        INSERT INTO notification_sent (event_id, channel) VALUES ($1, $2)
+        ON CONFLICT DO NOTHING`, eventID, ch.name)
+	if err != nil {
+		return fmt.Errorf("notify: claim %s/%s: %w", eventID, ch.name, err)
+	}
+	if tag.RowsAffected() == 0 {
+		n.Log.Info("already sent; not again", "event", eventID, "channel", ch.name)
+		return nil
+	}
+	if err := ch.sender.Send(ctx, to, m); err != nil {
+		n.Metrics.Failures.WithLabelValues(ch.name).Inc()
+		return &sendError{channel: ch.name, err: err}
+	}
+	n.Metrics.Sent.WithLabelValues(ch.name).Inc()
+	if err := commit(tx, eventID, ch.name); err != nil {
+		n.Log.Error("sent but not recorded; a redelivery may send it again", "event", eventID,
+			"channel", ch.name, "err", err)
+		return err
+	}
+	return nil
+}
+
+// commit records the time of the send, even if the send used up the context's time.
+func commit(tx pgx.Tx, eventID, channel string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := tx.Exec(ctx, `UPDATE notification_sent SET sent_at = clock_timestamp()
+        WHERE event_id = $1 AND channel = $2`, eventID, channel); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

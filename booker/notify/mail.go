@@ -1,0 +1,138 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	"net/mail"
+	"net/smtp"
+	"strings"
+	"time"
+)
+
+// SMTP sends e-mail through a mail server with the standard library's client.
+// It upgrades to TLS when the server offers STARTTLS, and authenticates with
+// PLAIN only when User is set (net/smtp refuses PLAIN over plain text except to
+// localhost, so a password never leaves the machine unencrypted).
+type SMTP struct {
+	// Addr is host:port of the server.
+	Addr           string
+	From           string
+	User, Password string
+	// Timeout bounds one message, connection to QUIT; 0 means 30 s.
+	Timeout time.Duration
+}
+
+// Send delivers m to the address to.
+func (s *SMTP) Send(ctx context.Context, to string, m Message) error {
+	rcpt, err := mail.ParseAddress(to)
+	if err != nil {
+		return fmt.Errorf("smtp: recipient %q: %w", to, err)
+	}
+	host, _, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		return fmt.Errorf("smtp: address %q: %w", s.Addr, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, orDefault(s.Timeout, 30*time.Second))
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("smtp: %w", err)
+	}
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	c, err := smtp.NewClient(conn, host)
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("smtp: %w", err)
+	}
+	defer c.Close()
+	if err := s.session(c, host, rcpt.Address, compose(s.From, rcpt.Address, m)); err != nil {
+		return fmt.Errorf("smtp: %w", err)
+	}
+	return nil
+}
+
+func (s *SMTP) session(c *smtp.Client, host, to string, data []byte) error {
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(&tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}); err != nil {
+			return err
+		}
+	}
+	if s.User != "" {
+		if err := c.Auth(smtp.PlainAuth("", s.User, s.Password, host)); err != nil {
+			return err
+		}
+	}
+	if err := c.Mail(s.From); err != nil {
+		return err
+	}
+	if err := c.Rcpt(to); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
+// compose writes the message as RFC 5322 text: UTF-8, the subject encoded per
+// RFC 2047, the body quoted-printable, marked as sent by a machine.
+func compose(from, to string, m Message) []byte {
+	var b bytes.Buffer
+	domain := "termin.invalid"
+	if i := strings.LastIndexByte(from, '@'); i >= 0 {
+		domain = from[i+1:]
+	}
+	header := [][2]string{
+		{"From", from},
+		{"To", to},
+		{"Subject", mime.QEncoding.Encode("utf-8", m.Subject)},
+		{"Date", time.Now().Format(time.RFC1123Z)},
+		{"Message-ID", "<" + m.Ref + "@" + domain + ">"},
+		{"Auto-Submitted", "auto-generated"},
+		{"MIME-Version", "1.0"},
+		{"Content-Type", "text/plain; charset=utf-8"},
+		{"Content-Transfer-Encoding", "quoted-printable"},
+	}
+	for _, h := range header {
+		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
+	}
+	b.WriteString("\r\n")
+	qp := quotedprintable.NewWriter(&b)
+	_, _ = qp.Write([]byte(strings.ReplaceAll(m.Body, "\n", "\r\n")))
+	_ = qp.Close()
+	return b.Bytes()
+}
+
+// LogSink is the mail server of `make run` and of any booker without
+// SMTP_ADDR: it sends nothing and logs each message in full instead.
+type LogSink struct {
+	Log *slog.Logger
+}
+
+// Send logs m as it would have been sent to to.
+func (s LogSink) Send(_ context.Context, to string, m Message) error {
+	s.Log.Info("e-mail (local sink: not sent; set SMTP_ADDR to send)", "to", to,
+		"subject", m.Subject, "body", m.Body)
+	return nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

@@ -1,0 +1,101 @@
+package outbox_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/internal/testkit"
+	"termin/booker/outbox"
+	"termin/migrations/pgtest"
+)
+
+// env is a fresh database and a nats-server with the EVENTS stream.
+type env struct {
+	t  *testing.T
+	db *pgxpool.Pool
+	nc *nats.Conn
+	js jetstream.JetStream
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	db, _ := pgtest.Pool(t, 16)
+	nc, js := testkit.NATS(t)
+	if _, err := outbox.Setup(context.Background(), js, 1); err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, db: db, nc: nc, js: js}
+}
+
+func (e *env) relay() *outbox.Relay {
+	return &outbox.Relay{DB: e.db, JS: e.js, Log: testLogger(), Batch: 10, Idle: 10 * time.Millisecond}
+}
+
+// start runs fn until the returned stop is called or the test ends.
+func start(t *testing.T, fn func(context.Context) error) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := fn(ctx); err != nil {
+			t.Errorf("background: %v", err)
+		}
+	}()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return stop
+}
+
+func testLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+// insertEvents writes n booked events, aged by age, as a booking would.
+func (e *env) insertEvents(n int, age time.Duration) {
+	e.t.Helper()
+	_, err := e.db.Exec(context.Background(), `
+        INSERT INTO outbox_event (aggregate, aggregate_id, type, payload, created_at)
+        SELECT 'appointment', g, 'appointment.booked',
+               jsonb_build_object('appointmentId', g, 'patientId', 1000 + g, 'doctorId', 42,
+                                  'startAt', '2031-03-10T08:30:00Z', 'endAt', '2031-03-10T08:45:00Z'),
+               now() - $2::interval
+        FROM generate_series(1, $1) g`, n, age)
+	if err != nil {
+		e.t.Fatalf("insert events: %v", err)
+	}
+}
+
+func (e *env) unpublished() int {
+	e.t.Helper()
+	var n int
+	if err := e.db.QueryRow(context.Background(), `SELECT count(*) FROM outbox_event WHERE published_at IS NULL`).Scan(&n); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func (e *env) waitPublished() {
+	e.t.Helper()
+	testkit.Eventually(e.t, 20*time.Second, "every outbox row published", func() bool { return e.unpublished() == 0 })
+}
+
+// streamMsgs is the number of messages the EVENTS stream holds.
+func (e *env) streamMsgs() uint64 {
+	e.t.Helper()
+	s, err := e.js.Stream(context.Background(), outbox.StreamName)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return info.State.Msgs
+}

@@ -1,0 +1,71 @@
+// Package outbox relays the outbox_event rows that every booking and
+// cancellation writes in its own transaction to the JetStream stream EVENTS,
+// so that consumers such as the notifier hear of a change only after it was
+// committed, and never of one that was rolled back (seed, section 6.3).
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The stream and subjects of the domain events. An event's subject is its type.
+const (
+	StreamName       = "EVENTS"
+	SubjectBooked    = "appointment.booked"
+	SubjectCancelled = "appointment.cancelled"
+)
+
+// Event is the envelope of one outbox row on the stream. ID is the row's id and
+// the message's Nats-Msg-Id; consumers use it to recognise a redelivery.
+type Event struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	CreatedAt time.Time       `json:"createdAt"`
+	Data      json.RawMessage `json:"data"`
+}
+
+// Appointment is the Data of appointment.booked and appointment.cancelled, as
+// booker/postgres writes it: the appointment and the slot it holds or held.
+type Appointment struct {
+	AppointmentID int64      `json:"appointmentId"`
+	SlotID        int64      `json:"slotId"`
+	PatientID     int64      `json:"patientId"`
+	DoctorID      int64      `json:"doctorId"`
+	StartAt       time.Time  `json:"startAt"`
+	EndAt         time.Time  `json:"endAt"`
+	CreatedAt     *time.Time `json:"createdAt,omitempty"`
+	CancelledAt   *time.Time `json:"cancelledAt,omitempty"`
+}
+
+// Setup creates or updates the EVENTS stream. It is idempotent, so every booker
+// runs it at start. The choices:
+//   - Limits retention, 7 days: other consumers may come later and read back.
+//   - MaxBytes 1 GiB with DiscardNew: a full stream refuses the relay's publish,
+//     so the rows stay in the outbox (visible as outbox_pending) instead of
+//     events being dropped.
+//   - Duplicates 10 min: a row published again after a relay died between the
+//     PubAck and marking it is dropped by the stream; later repeats are caught
+//     by the consumers' own records.
+func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Stream, error) {
+	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        StreamName,
+		Description: "Committed appointment events, relayed from outbox_event.",
+		Subjects:    []string{"appointment.>"},
+		Retention:   jetstream.LimitsPolicy,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(replicas, 1),
+		MaxAge:      7 * 24 * time.Hour,
+		MaxBytes:    1 << 30,
+		Discard:     jetstream.DiscardNew,
+		Duplicates:  10 * time.Minute,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("outbox: events stream: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,191 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Check is one invariant and whether the run kept it.
+type Check struct {
+	Name   string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// checker compares what the clients were told with what the database holds,
+// for the run's own slots only.
+type checker struct {
+	clicks    []click
+	conflicts []string
+	slots     map[int64]slotFacts
+	appts     []apptRow
+	byKey     map[string]*click // patient/key → click
+}
+
+type slotFacts struct{ capacity, booked, rows int }
+
+type apptRow struct {
+	id, slot, patient int64
+	key, status       string
+}
+
+// runChecks reads the run's slots and appointments and checks every invariant.
+func runChecks(ctx context.Context, pool *pgxpool.Pool, id ids, l *ledger) ([]Check, error) {
+	c := &checker{clicks: l.snapshot(), byKey: map[string]*click{}}
+	l.mu.Lock()
+	c.conflicts = append([]string(nil), l.conflicts...)
+	l.mu.Unlock()
+	for i := range c.clicks {
+		c.byKey[pk(c.clicks[i].patient, c.clicks[i].key)] = &c.clicks[i]
+	}
+	lo, hi := id.doctors()
+	if err := c.load(ctx, pool, lo, hi); err != nil {
+		return nil, fmt.Errorf("checks: %w", err)
+	}
+	return []Check{c.capacity(), c.counted(), c.confirmedPresent(), c.noneUntold(),
+		c.noDuplicates(), c.filled(), c.answered()}, nil
+}
+
+func pk(patient int64, key string) string { return fmt.Sprintf("%d/%s", patient, key) }
+
+const slotFactsSQL = `
+WITH b AS (SELECT a.slot_id, count(*) AS n FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+           WHERE s.doctor_id BETWEEN $1 AND $2 AND a.status = 'BOOKED' GROUP BY a.slot_id)
+SELECT s.id, s.capacity, s.booked_count, coalesce(b.n, 0)
+FROM time_slot s LEFT JOIN b ON b.slot_id = s.id
+WHERE s.doctor_id BETWEEN $1 AND $2 AND (s.booked_count > 0 OR b.n > 0 OR s.id = ANY($3))`
+
+func (c *checker) load(ctx context.Context, pool *pgxpool.Pool, lo, hi int64) error {
+	c.slots = map[int64]slotFacts{}
+	rows, err := pool.Query(ctx, slotFactsSQL, lo, hi, c.demanded())
+	if err != nil {
+		return err
+	}
+	var id int64
+	var f slotFacts
+	if _, err := pgx.ForEachRow(rows, []any{&id, &f.capacity, &f.booked, &f.rows}, func() error {
+		c.slots[id] = f
+		return nil
+	}); err != nil {
+		return err
+	}
+	rows, err = pool.Query(ctx, `SELECT a.id, a.slot_id, a.patient_id, a.idempotency_key, a.status
+        FROM appointment a JOIN time_slot s ON s.id = a.slot_id WHERE s.doctor_id BETWEEN $1 AND $2`, lo, hi)
+	if err != nil {
+		return err
+	}
+	var a apptRow
+	_, err = pgx.ForEachRow(rows, []any{&a.id, &a.slot, &a.patient, &a.key, &a.status}, func() error {
+		c.appts = append(c.appts, a)
+		return nil
+	})
+	return err
+}
+
+// demanded lists the slots that clicks went to.
+func (c *checker) demanded() []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, k := range c.clicks {
+		if !seen[k.slot] {
+			seen[k.slot] = true
+			out = append(out, k.slot)
+		}
+	}
+	return out
+}
+
+func (c *checker) capacity() Check {
+	var bad []string
+	for id, f := range c.slots {
+		if f.booked > f.capacity || f.rows > f.capacity {
+			bad = append(bad, fmt.Sprintf("slot %d: capacity %d, booked_count %d, BOOKED rows %d", id, f.capacity, f.booked, f.rows))
+		}
+	}
+	return verdict("no slot over capacity", bad, fmt.Sprintf("%d slots looked at", len(c.slots)))
+}
+
+func (c *checker) counted() Check {
+	var bad []string
+	for id, f := range c.slots {
+		if f.booked != f.rows {
+			bad = append(bad, fmt.Sprintf("slot %d: booked_count %d, BOOKED rows %d", id, f.booked, f.rows))
+		}
+	}
+	return verdict("booked_count = BOOKED rows", bad, fmt.Sprintf("%d slots agree", len(c.slots)))
+}
+
+// confirmedPresent: every booking a client was told (201/200) is in the
+// database, BOOKED, with its patient, key and slot.
+func (c *checker) confirmedPresent() Check {
+	byID := map[int64]apptRow{}
+	for _, a := range c.appts {
+		byID[a.id] = a
+	}
+	var bad []string
+	told := 0
+	for _, k := range c.clicks {
+		if k.appt == 0 {
+			continue
+		}
+		told++
+		a, ok := byID[k.appt]
+		if !ok || a.patient != k.patient || a.key != k.key || a.slot != k.slot || a.status != "BOOKED" {
+			bad = append(bad, fmt.Sprintf("appointment %d told to patient %d (%s) is %+v", k.appt, k.patient, k.key, a))
+		}
+	}
+	return verdict("every confirmed booking present", bad, fmt.Sprintf("%d confirmations found with patient and key", told))
+}
+
+// noneUntold: every BOOKED row of the run's slots was told to its client.
+func (c *checker) noneUntold() Check {
+	var bad []string
+	booked, ofUnfinished := 0, 0
+	for _, a := range c.appts {
+		if a.status != "BOOKED" {
+			continue
+		}
+		booked++
+		k := c.byKey[pk(a.patient, a.key)]
+		if k == nil || k.appt != a.id {
+			if k != nil && k.status == 0 {
+				ofUnfinished++
+			}
+			bad = append(bad, fmt.Sprintf("appointment %d of patient %d (%s)", a.id, a.patient, a.key))
+		}
+	}
+	ok := fmt.Sprintf("all %d BOOKED rows were told to their clients", booked)
+	if len(bad) > 0 {
+		bad[0] = fmt.Sprintf("%d of them belong to clicks still waiting; %s", ofUnfinished, bad[0])
+	}
+	return verdict("no booking its client was never told", bad, ok)
+}
+
+// noDuplicates: one (patient, key) never holds two appointments, and no
+// client was told two different appointments for one key.
+func (c *checker) noDuplicates() Check {
+	seen := map[string]int{}
+	var bad []string
+	for _, a := range c.appts {
+		if seen[pk(a.patient, a.key)]++; seen[pk(a.patient, a.key)] == 2 {
+			bad = append(bad, fmt.Sprintf("patient %d key %s has several appointments", a.patient, a.key))
+		}
+	}
+	for _, key := range c.conflicts {
+		bad = append(bad, "key "+key+" was answered with two different appointments")
+	}
+	return verdict("no two appointments for one (patient, key)", bad, fmt.Sprintf("%d appointments, one per key", len(c.appts)))
+}
+
+// verdict makes a check from its failures: the first few are its detail.
+func verdict(name string, bad []string, ok string) Check {
+	if len(bad) == 0 {
+		return Check{Name: name, OK: true, Detail: ok}
+	}
+	shown := bad[:min(len(bad), 3)]
+	return Check{Name: name, Detail: fmt.Sprintf("%d failures: %s", len(bad), strings.Join(shown, "; "))}
+}

@@ -1,0 +1,159 @@
+package loadtest
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// click is one press of "book" by one patient: one Idempotency-Key, sent
+// again with the same key for as long as the server says "not yet" (202, 503
+// or no answer), exactly as the contract asks of a real client.
+type click struct {
+	id        int
+	patient   int64
+	slot      int64
+	key       string
+	second    bool      // the impatient patient's second click
+	scheduled time.Time // when the first try was due
+	due       time.Time // when the try in flight was due
+	tries     int
+	status    int    // final HTTP status; 0 while undecided
+	code      string // problem code of a final refusal
+	appt      int64  // appointment told on 201/200
+	decided   time.Time
+}
+
+// patientState is what a patient remembers between clicks.
+type patientState struct {
+	booked    bool      // holds a place; a content patient clicks no more
+	notBefore time.Time // told to wait by a 429
+}
+
+// ledger is the clients' memory: every click and what each one was told.
+// The invariant checks compare it with the database afterwards.
+type ledger struct {
+	mu        sync.Mutex
+	ids       ids
+	clicks    []*click
+	patients  map[int64]*patientState
+	undecided int
+	told      int      // clicks told 201/200
+	conflicts []string // answers that contradict an earlier answer for the same key
+}
+
+func newLedger(id ids) *ledger {
+	return &ledger{ids: id, patients: map[int64]*patientState{}}
+}
+
+// addLocked records a new click, due at the given time; l.mu is held.
+func (l *ledger) addLocked(patient, slot int64, at time.Time, second bool) *click {
+	c := &click{id: len(l.clicks), patient: patient, slot: slot, second: second, scheduled: at, due: at}
+	c.key = l.ids.key(c.id)
+	l.clicks = append(l.clicks, c)
+	l.undecided++
+	return c
+}
+
+func (l *ledger) patient(id int64) *patientState {
+	p := l.patients[id]
+	if p == nil {
+		p = &patientState{}
+		l.patients[id] = p
+	}
+	return p
+}
+
+// pending is the number of clicks without a final answer yet.
+func (l *ledger) pending() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.undecided
+}
+
+// counts are the clicks sent, told booked, and still undecided.
+func (l *ledger) counts() (clicks, told, pending int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.clicks), l.told, l.undecided
+}
+
+// snapshot copies the clicks for the checks and the report.
+func (l *ledger) snapshot() []click {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]click, len(l.clicks))
+	for i, c := range l.clicks {
+		out[i] = *c
+	}
+	return out
+}
+
+// answer is one response to a booking, as a client reads it.
+type answer struct {
+	status     int
+	code       string
+	appt       int64
+	retryAfter time.Duration
+	end        time.Time
+}
+
+func readAnswer(res *vegeta.Result) answer {
+	a := answer{status: int(res.Code), end: res.End(), retryAfter: time.Second}
+	var body struct {
+		ID   int64  `json:"id"`
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(res.Body, &body) == nil {
+		a.appt, a.code = body.ID, body.Code
+	}
+	if secs, err := strconv.Atoi(res.Headers.Get("Retry-After")); err == nil && secs >= 0 {
+		a.retryAfter = time.Duration(secs) * time.Second
+	}
+	return a
+}
+
+// settle applies an answer to its click. It returns when to send the same
+// request again, if the click is not decided yet.
+func (l *ledger) settle(c *click, a answer) (again time.Time, repeat bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case a.status == 201 || a.status == 200:
+		if c.appt != 0 && c.appt != a.appt {
+			l.conflicts = append(l.conflicts, c.key)
+		}
+		if c.appt == 0 {
+			l.told++
+		}
+		c.appt = a.appt
+		l.patient(c.patient).booked = true
+	case a.status == 429:
+		l.patient(c.patient).notBefore = a.end.Add(a.retryAfter)
+	case a.status == 202 || a.status == 503:
+		return a.end.Add(a.retryAfter), true
+	case a.status == 0 || a.status >= 500:
+		return a.end.Add(time.Second), true // no answer: repeat the same key, as a client must
+	}
+	c.status, c.code, c.decided = a.status, a.code, a.end
+	l.undecided--
+	return time.Time{}, false
+}
+
+// outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
+func (c *click) outcome() string {
+	switch {
+	case c.status == 0:
+		return "unfinished"
+	case c.code != "":
+		return strconv.Itoa(c.status) + " " + c.code
+	}
+	return strconv.Itoa(c.status)
+}
+
+// final reports whether the click got a decision the contract calls final:
+// booked (201/200) or refused (409); 429 is counted apart by the caller.
+func (c *click) final() bool { return c.status == 200 || c.status == 201 || c.status == 409 }

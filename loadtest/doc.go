@@ -1,0 +1,16 @@
+// Package loadtest replays the 7:00 opening rush against a running booking
+// system and then proves, from the database, that nothing was overbooked or
+// lost. A figure nobody can fake needs both halves: load that behaves like the
+// real clients (open loop, one Idempotency-Key per click, Retry-After
+// honoured, impatient double clicks) and a check of every invariant that the
+// load could have broken.
+//
+// The pacing, the worker pool and the latency estimates are vegeta's
+// (github.com/tsenart/vegeta/v12/lib); this package adds the client model,
+// the follow-up of queued requests, the invariant checks and the report.
+//
+// Three scenarios exist: "opening" (one popular doctor's slots open at once),
+// "sustained" (one huge slot, the rate ramped until confirmed bookings per
+// second stop rising, to find the knee) and "day" (a whole clinic's fortnight
+// of slots, reads and writes at 50:1).
+package loadtest

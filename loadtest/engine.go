@@ -1,0 +1,191 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// requestTimeout bounds every request: the contract promises an answer
+// within seconds ("never a hang"), so a longer wait is an error, and the
+// click is repeated with the same key.
+const requestTimeout = 10 * time.Second
+
+// workload chooses who clicks on which slot, and which slot lists are read.
+// click is called with the ledger locked, so it may read patients' states.
+type workload interface {
+	click(rng *rand.Rand, l *ledger, now time.Time) (patient, slot int64)
+	read(rng *rand.Rand) string
+}
+
+// engine drives a run's three vegeta attacks: new clicks at the scenario's
+// pace, repeats at the times the server asked for, and slot-list reads.
+type engine struct {
+	opts       Options
+	load       workload
+	ledger     *ledger
+	sched      *schedule
+	stats      *stats
+	rng        *rand.Rand // guarded by ledger.mu
+	readRng    *rand.Rand
+	readMu     sync.Mutex
+	clicksDone atomic.Bool
+	cancelled  atomic.Bool
+	deadline   atomic.Int64 // unix nanoseconds; the end of the follow-up
+}
+
+func newEngine(o Options, load workload, id ids) *engine {
+	e := &engine{opts: o, load: load, ledger: newLedger(id),
+		rng:     rand.New(rand.NewPCG(uint64(o.Seed), 1)),
+		readRng: rand.New(rand.NewPCG(uint64(o.Seed), 2))}
+	e.sched = newSchedule(e.quit)
+	return e
+}
+
+// quit tells the repeats' pacer to stop: on cancellation, or after the last
+// new click once every click is decided or the follow-up time is over.
+func (e *engine) quit() bool {
+	if e.cancelled.Load() {
+		return true
+	}
+	if !e.clicksDone.Load() {
+		return false
+	}
+	return e.ledger.pending() == 0 || time.Now().UnixNano() > e.deadline.Load()
+}
+
+// run sends the load with the given pacer for new clicks and returns once
+// every click is decided, the follow-up is over, or ctx is cancelled.
+func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
+	clicks, repeats, reads := newAttacker(8_000), newAttacker(8_000), newAttacker(2_000)
+	stop := context.AfterFunc(ctx, func() {
+		e.cancelled.Store(true)
+		clicks.Stop()
+		reads.Stop()
+	})
+	defer stop()
+	e.stats = newStats(time.Now())
+	watch := e.watch(pacer)
+	var first, rest sync.WaitGroup
+	first.Go(func() { e.consume("clicks", clicks.Attack(e.newClick, pacer, e.opts.Duration, "clicks")) })
+	rest.Go(func() { e.consume("repeats", repeats.Attack(e.repeat, e.sched, 0, "repeats")) })
+	if e.opts.ReadsRate > 0 {
+		rp := vegeta.ConstantPacer{Freq: max(int(e.opts.ReadsRate+0.5), 1), Per: time.Second}
+		rest.Go(func() { e.consume("reads", reads.Attack(e.newRead, rp, e.opts.Duration, "reads")) })
+	}
+	first.Wait()
+	e.deadline.Store(time.Now().Add(e.opts.FollowUp).UnixNano())
+	e.clicksDone.Store(true)
+	reads.Stop()
+	rest.Wait()
+	watch()
+}
+
+func newAttacker(conns int) *vegeta.Attacker {
+	return vegeta.NewAttacker(vegeta.Timeout(requestTimeout), vegeta.KeepAlive(true),
+		vegeta.Connections(conns), vegeta.MaxConnections(conns), vegeta.MaxBody(64<<10), vegeta.Redirects(vegeta.NoFollow))
+}
+
+// newClick is the targeter of new clicks. One in Impatient of them is
+// followed by a second click of the same patient on the same slot, with a
+// new key, as an impatient patient double-clicks.
+func (e *engine) newClick(tgt *vegeta.Target) error {
+	now := time.Now()
+	e.ledger.mu.Lock()
+	p, s := e.load.click(e.rng, e.ledger, now)
+	c := e.ledger.addLocked(p, s, now, false)
+	var twin *click
+	if e.rng.Float64() < e.opts.Impatient {
+		at := now.Add(300*time.Millisecond + time.Duration(e.rng.Int64N(int64(1200*time.Millisecond))))
+		twin = e.ledger.addLocked(p, s, at, true)
+	}
+	e.ledger.mu.Unlock()
+	if twin != nil {
+		e.sched.add(twin, twin.scheduled)
+	}
+	e.booking(tgt, c)
+	return nil
+}
+
+// repeat is the targeter of the schedule: the click that fell due.
+func (e *engine) repeat(tgt *vegeta.Target) error {
+	e.booking(tgt, e.sched.next())
+	return nil
+}
+
+// booking fills a target for the click. The click's id travels in the URL's
+// fragment, which is never sent but comes back in vegeta's result.
+func (e *engine) booking(tgt *vegeta.Target, c *click) {
+	c.tries++
+	tgt.Method = http.MethodPost
+	tgt.URL = e.opts.GatewayURL + "/api/appointments#" + strconv.Itoa(c.id)
+	tgt.Body = fmt.Appendf(nil, `{"slotId":%d,"patientId":%d}`, c.slot, c.patient)
+	tgt.Header = http.Header{"Idempotency-Key": {c.key}, "Content-Type": {"application/json"}}
+}
+
+func (e *engine) newRead(tgt *vegeta.Target) error {
+	e.readMu.Lock()
+	path := e.load.read(e.readRng)
+	e.readMu.Unlock()
+	tgt.Method, tgt.URL = http.MethodGet, e.opts.GatewayURL+path
+	return nil
+}
+
+func (e *engine) consume(attack string, results <-chan *vegeta.Result) {
+	for res := range results {
+		if attack == "reads" {
+			code := ""
+			if res.Code >= 400 {
+				code = readAnswer(res).code
+			}
+			e.stats.add(attack, http.MethodGet, res, code)
+			continue
+		}
+		e.answered(attack, res)
+	}
+}
+
+// answered applies one booking answer: latency from the time the try was
+// due, the click settled, and its repeat scheduled if it is not decided.
+func (e *engine) answered(attack string, res *vegeta.Result) {
+	c := e.clickOf(res.URL)
+	if c == nil {
+		e.stats.add(attack, http.MethodPost, res, "")
+		return
+	}
+	if attack == "clicks" {
+		c.scheduled, c.due = res.Timestamp, res.Timestamp
+	} else {
+		end := res.End()
+		res.Timestamp, res.Latency = c.due, end.Sub(c.due)
+	}
+	a := readAnswer(res)
+	e.stats.add(attack, http.MethodPost, res, a.code)
+	if again, repeat := e.ledger.settle(c, a); repeat {
+		e.sched.add(c, again)
+		return
+	}
+	e.stats.decided(c)
+}
+
+func (e *engine) clickOf(url string) *click {
+	i := strings.LastIndexByte(url, '#')
+	id, err := strconv.Atoi(url[i+1:])
+	if i < 0 || err != nil {
+		return nil
+	}
+	e.ledger.mu.Lock()
+	defer e.ledger.mu.Unlock()
+	if id >= len(e.ledger.clicks) {
+		return nil
+	}
+	return e.ledger.clicks[id]
+}

@@ -1,0 +1,117 @@
+package loadtest_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"termin/booker"
+	bookerapp "termin/booker/app"
+	"termin/booker/jetstream"
+	"termin/gateway"
+	gatewayapp "termin/gateway/app"
+	"termin/loadtest"
+	"termin/migrations/pgtest"
+	"termin/system"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+// startSystem brings a whole system up in this process on a fresh database:
+// real PostgreSQL, an embedded nats-server, a booker and a gateway on free
+// ports. decorate may wrap the booker's decision core.
+func startSystem(t *testing.T, decorate func(booker.Service) booker.Service) (*system.System, string) {
+	t.Helper()
+	dbURL := pgtest.URL(t)
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sys, err := system.Start(ctx, system.Config{
+		DatabaseURL: dbURL, DataDir: t.TempDir(), Logger: quiet,
+		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true,
+			Stream: jetstream.DefaultConfig(), Decorate: decorate},
+		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: 500 * time.Millisecond,
+			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking",
+			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
+	})
+	if err != nil {
+		t.Fatalf("start system: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = sys.Shutdown(ctx)
+	})
+	return sys, dbURL
+}
+
+
+// smallOpening is the opening scenario shrunk to a few seconds at a low rate:
+// 600 clicks from 300 patients on 8 slots with 16 places.
+func smallOpening(t *testing.T, sys *system.System, dbURL string) loadtest.Options {
+	return loadtest.Options{
+		Scenario: loadtest.ScenarioOpening, GatewayURL: sys.Gateway.URL(),
+		BookerMetricsURL: "http://" + sys.Booker.Addr() + "/metrics", DatabaseURL: dbURL,
+		Rate: 200, Duration: 3 * time.Second, ReadsRate: 50, Patients: 300,
+		SingleSlots: 6, GroupSlots: 2, GroupCapacity: 5, ReadDoctors: 3,
+		FollowUp: 20 * time.Second, OutDir: t.TempDir(), Seed: 42, Zone: berlin,
+	}
+}
+
+func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
+	sys, dbURL := startSystem(t, nil)
+	rep, err := loadtest.Run(t.Context(), smallOpening(t, sys, dbURL))
+	if err != nil {
+		if rep != nil {
+			logReport(t, rep)
+		}
+		t.Fatalf("run: %v", err)
+	}
+	if !rep.Passed {
+		t.Fatal("report not marked passed")
+	}
+	for _, name := range []string{"report.txt", "report.json", "chart.png"} {
+		if fi, err := os.Stat(filepath.Join(rep.Dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(rep.Answers) == 0 || len(rep.Metrics) == 0 {
+		t.Errorf("report lacks answers (%d lines) or metric deltas (%d lines)", len(rep.Answers), len(rep.Metrics))
+	}
+}
+
+func TestRacyBookerFailsTheInvariantCheck(t *testing.T) {
+	var racy *racyBooker
+	sys, dbURL := startSystem(t, func(inner booker.Service) booker.Service {
+		racy = newRacyBooker(t, inner)
+		return racy
+	})
+	racy.connect(t, dbURL)
+	rep, err := loadtest.Run(t.Context(), smallOpening(t, sys, dbURL))
+	if !errors.Is(err, loadtest.ErrInvariant) {
+		t.Fatalf("run with a racy booker: err = %v, want %v", err, loadtest.ErrInvariant)
+	}
+	failed := map[string]bool{}
+	for _, c := range rep.Checks {
+		failed[c.Name] = !c.OK
+	}
+	if !failed["no slot over capacity"] && !failed["booked_count = BOOKED rows"] {
+		logReport(t, rep)
+		t.Errorf("neither the capacity nor the count check failed: %+v", rep.Checks)
+	}
+}
+
+func logReport(t *testing.T, rep *loadtest.Report) {
+	t.Helper()
+	var b testWriter
+	_ = rep.WriteText(&b)
+	t.Log("\n" + string(b))
+}
+
+type testWriter []byte
+
+func (w *testWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }

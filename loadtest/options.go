@@ -1,0 +1,147 @@
+package loadtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+)
+
+// The scenarios Run knows.
+const (
+	ScenarioOpening   = "opening"
+	ScenarioSustained = "sustained"
+	ScenarioDay       = "day"
+)
+
+// Options configure one run. Zero values take the scenario's defaults (see
+// WithDefaults), so that a test can shrink a run by naming only what differs.
+type Options struct {
+	Scenario         string
+	GatewayURL       string
+	BookerMetricsURL string // empty skips the booker's metrics
+	DatabaseURL      string
+	// Rate is the offered rate of new booking clicks per second (the first
+	// step of the ramp in the sustained scenario). Repeats after 202/503 come
+	// on top, at the time the server asked for.
+	Rate float64
+	// Duration is how long new clicks are sent (the longest ramp in sustained).
+	Duration time.Duration
+	// ReadsRate is the rate of slot-list reads sent alongside; negative turns them off.
+	ReadsRate float64
+	OutDir    string
+	// Seed drives every random choice and the run's doctor and patient ids,
+	// which lie in a high range so that runs never collide with demo data or
+	// with each other.
+	Seed int64
+	// Patients is the number of distinct patients clicking (opening, day).
+	Patients int
+	// SingleSlots and GroupSlots are the popular doctor's slots with one and
+	// with GroupCapacity places (opening).
+	SingleSlots, GroupSlots, GroupCapacity int
+	// ReadDoctors are the other doctors whose slot lists are read (opening, sustained).
+	ReadDoctors int
+	// Impatient is the share of clicks followed by a second click (a new key)
+	// of the same patient on the same slot.
+	Impatient float64
+	// FollowUp bounds how long queued clicks are followed after the last new
+	// click; a click still undecided then fails the "answered" check.
+	FollowUp time.Duration
+	// RampStep and StepDuration shape the sustained ramp; HugeCapacity is its slot's size.
+	RampStep     float64
+	StepDuration time.Duration
+	HugeCapacity int
+	// DayDoctors, DayDays and DaySlots shape the day scenario's clinic.
+	DayDoctors, DayDays, DaySlots int
+	// Zone is the clinic's time zone, in which slot-list dates are read.
+	Zone *time.Location
+	// Progress receives the progress bar; nil shows none.
+	Progress io.Writer
+}
+
+// WithDefaults fills every zero field with the scenario's default.
+func (o Options) WithDefaults() Options {
+	if o.Scenario == "" {
+		o.Scenario = ScenarioOpening
+	}
+	d := scenarioDefaults[o.Scenario]
+	setF(&o.Rate, d.rate)
+	setD(&o.Duration, d.duration)
+	if o.Scenario != ScenarioDay {
+		setF(&o.ReadsRate, d.reads)
+	}
+	setI(&o.Patients, 20_000)
+	setI(&o.SingleSlots, 30)
+	setI(&o.GroupSlots, 10)
+	setI(&o.GroupCapacity, 10)
+	setI(&o.ReadDoctors, 20)
+	setF(&o.Impatient, 0.05)
+	setD(&o.FollowUp, 60*time.Second)
+	setF(&o.RampStep, 500)
+	setD(&o.StepDuration, 5*time.Second)
+	setI(&o.HugeCapacity, 1_000_000)
+	setI(&o.DayDoctors, 2_000)
+	setI(&o.DayDays, 14)
+	setI(&o.DaySlots, 40)
+	if o.Scenario == ScenarioDay && o.ReadsRate == 0 {
+		o.ReadsRate = 50 * o.Rate // the day's mix: fifty reads per write
+	}
+	if o.Zone == nil {
+		o.Zone = time.UTC
+	}
+	if o.OutDir == "" {
+		o.OutDir = filepath.Join("loadtest-results", time.Now().Format("20060102-150405"))
+	}
+	if o.Seed == 0 {
+		o.Seed = time.Now().UnixNano()
+	}
+	return o
+}
+
+type defaults struct {
+	rate, reads float64
+	duration    time.Duration
+}
+
+var scenarioDefaults = map[string]defaults{
+	ScenarioOpening:   {rate: 5_000, reads: 1_000, duration: 30 * time.Second},
+	ScenarioSustained: {rate: 500, reads: -1, duration: 120 * time.Second},
+	ScenarioDay:       {rate: 20, duration: 60 * time.Second},
+}
+
+// Validate reports options that cannot make a meaningful run.
+func (o Options) Validate() error {
+	var errs []error
+	if _, ok := scenarioDefaults[o.Scenario]; !ok {
+		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained or day)", o.Scenario))
+	}
+	if o.GatewayURL == "" || o.DatabaseURL == "" {
+		errs = append(errs, errors.New("the gateway URL and the database URL are required"))
+	}
+	if o.Rate <= 0 || o.Duration <= 0 {
+		errs = append(errs, errors.New("rate and duration must be positive"))
+	}
+	if o.Patients <= 0 || o.SingleSlots+o.GroupSlots <= 0 || o.Impatient < 0 || o.Impatient > 1 {
+		errs = append(errs, errors.New("patients and slots must be positive, impatient a share in [0,1]"))
+	}
+	return errors.Join(errs...)
+}
+
+func setF(v *float64, d float64) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func setD(v *time.Duration, d time.Duration) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+func setI(v *int, d int) {
+	if *v == 0 {
+		*v = d
+	}
+}

@@ -1,0 +1,113 @@
+package loadtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrInvariant is returned by Run when the load broke an invariant; the
+// report says which.
+var ErrInvariant = errors.New("an invariant check failed")
+
+// checkTimeout bounds the database checks after the run.
+const checkTimeout = 2 * time.Minute
+
+// Run seeds the scenario's slots, sends the load, follows every queued click
+// to its decision (within FollowUp), checks the database and saves the report
+// into OutDir. It returns the report with ErrInvariant when a check failed;
+// a cancelled ctx stops the load early but still checks and reports.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	o = o.WithDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	pool, err := openPool(ctx, o.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	id := newIDs(o.Seed)
+	p, err := prepare(ctx, pool, o, id)
+	if err != nil {
+		return nil, err
+	}
+	rep := newReport(o, p)
+	before := scrapeBoth(ctx, o, rep)
+	e := newEngine(o, p.load, id)
+	runLoad(ctx, e, p)
+	after := scrapeBoth(context.WithoutCancel(ctx), o, rep)
+	for _, src := range []string{"gateway", "booker"} {
+		rep.Metrics = append(rep.Metrics, deltas(src, before[src], after[src])...)
+	}
+	rep.addStats(o, e.stats, e.ledger.snapshot())
+	if p.knee != nil {
+		rep.Knee = &p.knee.knee
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+	defer cancel()
+	if rep.Checks, err = runChecks(cctx, pool, id, e.ledger); err != nil {
+		return rep, err
+	}
+	if err := rep.Save(); err != nil {
+		return rep, fmt.Errorf("save report: %w", err)
+	}
+	if !rep.passed() {
+		return rep, ErrInvariant
+	}
+	return rep, nil
+}
+
+// runLoad runs the engine, with the sustained scenario's knee watch beside it.
+func runLoad(ctx context.Context, e *engine, p *prepared) {
+	if p.knee == nil {
+		e.run(ctx, p.pacer)
+		return
+	}
+	kctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.knee.run(kctx, e.clicksDone.Load)
+	}()
+	e.run(ctx, p.pacer)
+	cancel()
+	<-done
+}
+
+func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err == nil {
+		err = pool.Ping(ctx)
+	}
+	if err != nil {
+		if pool != nil {
+			pool.Close()
+		}
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return pool, nil
+}
+
+// scrapeBoth reads the gateway's and the booker's /metrics; a failure is
+// noted in the report rather than stopping the run.
+func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
+	out := map[string]sample{}
+	urls := map[string]string{"gateway": o.GatewayURL + "/metrics", "booker": o.BookerMetricsURL}
+	for src, url := range urls {
+		s, err := scrape(ctx, url)
+		if err != nil {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s metrics: %v", src, err))
+		}
+		out[src] = s
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// prepared is a scenario made ready: its slots seeded, its clients and pacer built.
+type prepared struct {
+	load     workload
+	pacer    vegeta.Pacer
+	slots    []slot
+	seedTook time.Duration
+	knee     *kneeWatch // sustained only
+}
+
+// prepare seeds the scenario's slots in the run's own doctor range and
+// builds what drives the load.
+func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepared, error) {
+	began := time.Now()
+	slots, err := seedSlots(ctx, pool, id, o.Zone, grids(o), o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{slots: slots, seedTook: time.Since(began), pacer: constant(o.Rate)}
+	own, others := split(slots, id.doctor(0))
+	switch o.Scenario {
+	case ScenarioOpening:
+		p.load = &opening{id: id, n: o.Patients, slots: own, reads: readPaths(others, o.Zone)}
+	case ScenarioSustained:
+		steps := stepPacer{start: o.Rate, step: o.RampStep, every: o.StepDuration, stop: &atomic.Bool{}}
+		p.load = &sustained{id: id, slot: own[0], reads: readPaths(others, o.Zone)}
+		p.pacer = steps
+		p.knee = &kneeWatch{pool: pool, slot: own[0], pacer: steps}
+	case ScenarioDay:
+		all := make([]int64, len(slots))
+		for i, s := range slots {
+			all[i] = s.ID
+		}
+		p.load = &day{id: id, n: o.Patients, slots: all, reads: readPaths(slots, o.Zone)}
+	default:
+		return nil, fmt.Errorf("unknown scenario %q", o.Scenario)
+	}
+	return p, nil
+}
+
+// grids is the scenario's slot layout. Doctor 0 of the run is the popular one
+// (opening) or the huge slot's (sustained); doctors after it are read.
+func grids(o Options) []grid {
+	readers := grid{firstDoctor: 1, doctors: o.ReadDoctors, days: 1, perDay: 16, capacity: fixed(1)}
+	switch o.Scenario {
+	case ScenarioSustained:
+		return []grid{{doctors: 1, days: 1, perDay: 1, capacity: fixed(o.HugeCapacity)}, readers}
+	case ScenarioDay:
+		return []grid{{doctors: o.DayDoctors, days: o.DayDays, perDay: o.DaySlots, capacity: fixed(1)}}
+	}
+	popular := grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, capacity: func(k int) int {
+		if k < o.SingleSlots {
+			return 1
+		}
+		return o.GroupCapacity
+	}}
+	return []grid{popular, readers}
+}
+
+func constant(rate float64) vegeta.ConstantPacer {
+	return vegeta.ConstantPacer{Freq: max(int(math.Round(rate)), 1), Per: time.Second}
+}

@@ -1,0 +1,144 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ids places a run's doctors, patients and keys in a high range derived from
+// its seed, far above demo or hand-made rows, so that runs never collide and
+// the checks can tell the run's rows from everything else.
+type ids struct{ run int64 }
+
+func newIDs(seed int64) ids {
+	r := seed % 100_000_000
+	if r < 0 {
+		r = -r
+	}
+	return ids{run: r}
+}
+
+func (i ids) doctor(n int) int64  { return 1_000_000_000_000 + i.run*10_000 + int64(n) }
+func (i ids) patient(n int) int64 { return 10_000_000_000_000 + i.run*10_000_000 + int64(n) }
+func (i ids) key(click int) string {
+	return fmt.Sprintf("lt%d-%d", i.run, click)
+}
+
+// doctors is the inclusive range of the run's doctor ids.
+func (i ids) doctors() (lo, hi int64) { return i.doctor(0), i.doctor(9_999) }
+
+// grid is a block of slot rows: doctors × days × perDay slots of 15 minutes
+// from 08:00 clinic time, starting tomorrow, so that none has started yet.
+type grid struct {
+	firstDoctor, doctors, days, perDay int
+	capacity                           func(k int) int
+}
+
+func (g grid) rows() int { return g.doctors * g.days * g.perDay }
+
+// slot is one seeded row as the run knows it.
+type slot struct {
+	ID, Doctor int64
+	Start      time.Time
+	Capacity   int
+}
+
+// seedSlots writes the grids with COPY, showing progress, and reads the rows
+// back with their ids. It refuses to touch a doctor range that already has
+// slots, which can only mean a repeated seed.
+func seedSlots(ctx context.Context, pool *pgxpool.Pool, id ids, zone *time.Location, grids []grid, progress io.Writer) ([]slot, error) {
+	lo, hi := id.doctors()
+	var taken bool
+	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM time_slot WHERE doctor_id BETWEEN $1 AND $2)`, lo, hi).Scan(&taken); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	if taken {
+		return nil, fmt.Errorf("seed: doctors %d..%d already have slots: run with another -seed", lo, hi)
+	}
+	src := newSlotSource(id, zone, grids, progress)
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"time_slot"},
+		[]string{"doctor_id", "start_at", "end_at", "capacity"}, src); err != nil {
+		return nil, fmt.Errorf("seed: copy: %w", err)
+	}
+	src.done()
+	return loadSlots(ctx, pool, lo, hi)
+}
+
+func loadSlots(ctx context.Context, pool *pgxpool.Pool, lo, hi int64) ([]slot, error) {
+	rows, err := pool.Query(ctx, `SELECT id, doctor_id, start_at, capacity FROM time_slot
+        WHERE doctor_id BETWEEN $1 AND $2 ORDER BY doctor_id, start_at`, lo, hi)
+	if err != nil {
+		return nil, fmt.Errorf("seed: read back: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (slot, error) {
+		var s slot
+		err := r.Scan(&s.ID, &s.Doctor, &s.Start, &s.Capacity)
+		return s, err
+	})
+}
+
+// slotSource streams the grids' rows to COPY without holding them in memory.
+type slotSource struct {
+	id    ids
+	grids []grid
+	days  []time.Time // 08:00 clinic time of each day from tomorrow on
+	g, i  int
+	bar   *bar
+}
+
+func newSlotSource(id ids, zone *time.Location, grids []grid, progress io.Writer) *slotSource {
+	total, maxDays := 0, 0
+	for _, g := range grids {
+		total += g.rows()
+		maxDays = max(maxDays, g.days)
+	}
+	now := time.Now().In(zone)
+	days := make([]time.Time, maxDays)
+	for d := range days {
+		days[d] = time.Date(now.Year(), now.Month(), now.Day()+1+d, 8, 0, 0, 0, zone)
+	}
+	return &slotSource{id: id, grids: grids, days: days, i: -1,
+		bar: newBar(progress, int64(total), "seeding slots (COPY)")}
+}
+
+// Next moves to the next row, across grids.
+func (s *slotSource) Next() bool {
+	s.i++
+	for s.g < len(s.grids) && s.i >= s.grids[s.g].rows() {
+		s.g, s.i = s.g+1, 0
+	}
+	return s.g < len(s.grids)
+}
+
+// Values is the current row: doctor, start, end, capacity.
+func (s *slotSource) Values() ([]any, error) {
+	g := s.grids[s.g]
+	perDoctor := g.days * g.perDay
+	doctor := g.firstDoctor + s.i/perDoctor
+	day, k := (s.i%perDoctor)/g.perDay, s.i%g.perDay
+	start := s.days[day].Add(time.Duration(k) * 15 * time.Minute)
+	if s.i%4096 == 0 {
+		s.bar.set(s.progress())
+	}
+	return []any{s.id.doctor(doctor), start, start.Add(15 * time.Minute), g.capacity(k)}, nil
+}
+
+// Err is always nil: the rows are computed, not read.
+func (s *slotSource) Err() error { return nil }
+
+func (s *slotSource) progress() int64 {
+	n := s.i
+	for _, g := range s.grids[:s.g] {
+		n += g.rows()
+	}
+	return int64(n)
+}
+
+func (s *slotSource) done() { s.bar.finish() }
+
+func fixed(n int) func(int) int { return func(int) int { return n } }
