@@ -40,7 +40,10 @@ var _ Bookings = (*Front)(nil)
 // Book answers a booking request within the budget.
 func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
-	if ok, wait := f.Limiter.Allow(req.PatientID, HashKey(req.IdempotencyKey)); !ok {
+	req.TraceID = RequestID(ctx)
+	key := HashKey(req.IdempotencyKey)
+	repeat := f.Limiter.Seen(req.PatientID, key)
+	if ok, wait := f.Limiter.Allow(req.PatientID, key); !ok {
 		f.Metrics.outcome(outcomeRateLimited)
 		return BookingResult{}, &RateLimitedError{Wait: wait}
 	}
@@ -58,9 +61,14 @@ func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult
 	if err := f.Queue.Ready(); err != nil {
 		return BookingResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, req.IdempotencyKey); ok || err != nil {
-		f.Metrics.outcome(outcomeRecorded)
-		return result(d, req, true, err)
+	// Only a repeat can have a decision on record; a new key goes straight on.
+	// A repeat the limiter has forgotten still gets the one decision: the
+	// stream drops it as a duplicate, or the booker answers it from the record.
+	if repeat {
+		if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, req.IdempotencyKey); ok || err != nil {
+			f.Metrics.outcome(outcomeRecorded)
+			return result(d, req, true, err)
+		}
 	}
 	t, err := f.Room.Join(ctx, slot, req)
 	if err != nil {
@@ -92,7 +100,7 @@ func (f *Front) await(ctx context.Context, t *Ticket, req booker.BookRequest, de
 func (f *Front) Submit(t *Ticket) {
 	req := t.Request
 	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey}
+		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
 	ch, err := f.Queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
 	if err != nil {
 		f.Room.Decide(t, shared.Decision{}, err)
@@ -116,7 +124,7 @@ func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) 
 	if err != nil {
 		return false, unavailableUnlessDomain(err)
 	}
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID}
+	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID, TraceID: RequestID(ctx)}
 	ch, err := f.Queue.Submit(ctx, slot.DoctorID, shared.CancelMsgID(a.ID), cmd)
 	if err != nil {
 		return false, err

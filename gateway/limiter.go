@@ -75,6 +75,19 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	return true, 0
 }
 
+// Seen reports whether the patient's key is among its recent attempts here or
+// at another replica: a repeat, whose decision may already be on record.
+func (l *Limiter) Seen(patient int64, key uint64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, a := range l.seen[patient] {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // Observe records an attempt another replica allowed.
 func (l *Limiter) Observe(a Attempt) {
 	l.mu.Lock()

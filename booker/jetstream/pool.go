@@ -36,30 +36,43 @@ func (p *Pool) Run(ctx context.Context) error {
 	}
 	stop := context.AfterFunc(ctx, it.Drain)
 	defer stop()
-	pulled := make(chan jetstream.Msg, p.BatchSize)
-	go p.pull(it, pulled)
 	work := context.WithoutCancel(ctx) // messages in hand are finished after shutdown begins
-	lanes := make([]chan []jetstream.Msg, p.Size)
+	lanes := make([]*lane, p.Size)
 	var wg sync.WaitGroup
 	for i := range lanes {
-		lanes[i] = make(chan []jetstream.Msg, 1)
-		wg.Go(func() {
-			for batch := range lanes[i] {
-				p.Worker.HandleBatch(work, batch)
-			}
-		})
+		lanes[i] = newLane(p.BatchSize)
+		wg.Go(func() { p.drain(work, lanes[i]) })
 	}
-	p.batch(pulled, lanes)
+	p.pull(it, lanes)
 	for _, l := range lanes {
-		close(l)
+		l.close()
 	}
 	wg.Wait()
 	return nil
 }
 
-// pull feeds the iterator's messages into out until the iterator closes.
-func (p *Pool) pull(it jetstream.MessagesContext, out chan<- jetstream.Msg) {
-	defer close(out)
+// drain decides the lane's batches one after the other. A batch's NATS round
+// trips (record, reply, ack) overlap the next batch's transaction, unless the
+// two share a key: then the next waits, so that it finds the first's record.
+func (p *Pool) drain(ctx context.Context, l *lane) {
+	var prev *pending
+	for {
+		batch, ok := l.take(p.BatchWait)
+		if !ok {
+			break
+		}
+		if prev != nil && prev.overlaps(batch) {
+			prev.wait()
+		}
+		prev = p.Worker.HandleBatch(ctx, batch)
+	}
+	if prev != nil {
+		prev.wait()
+	}
+}
+
+// pull routes the iterator's messages to lanes by subject until the iterator closes.
+func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
 	for {
 		m, err := it.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
@@ -70,41 +83,7 @@ func (p *Pool) pull(it jetstream.MessagesContext, out chan<- jetstream.Msg) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		out <- m
-	}
-}
-
-// batch cuts the pulled messages into per-lane batches.
-func (p *Pool) batch(in <-chan jetstream.Msg, lanes []chan []jetstream.Msg) {
-	pending := make([][]jetstream.Msg, len(lanes))
-	flush := func() {
-		for i, b := range pending {
-			if len(b) > 0 {
-				lanes[i] <- b
-				pending[i] = nil
-			}
-		}
-	}
-	for {
-		m, ok := <-in
-		if !ok {
-			return
-		}
-		deadline := time.NewTimer(p.BatchWait)
-		for ok {
-			lane := laneOf(m.Subject(), len(lanes))
-			pending[lane] = append(pending[lane], m)
-			if len(pending[lane]) >= p.BatchSize {
-				break
-			}
-			select {
-			case m, ok = <-in:
-			case <-deadline.C:
-				ok = false
-			}
-		}
-		deadline.Stop()
-		flush()
+		lanes[laneOf(m.Subject(), len(lanes))].push(m)
 	}
 }
 

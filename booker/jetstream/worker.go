@@ -67,8 +67,10 @@ func dispose(err error) action {
 	return nak
 }
 
-// HandleBatch decides the messages and acknowledges, naks or terminates each.
-func (w *Worker) HandleBatch(ctx context.Context, msgs []jetstream.Msg) {
+// HandleBatch decides the messages in the database, then records, replies to
+// and acknowledges, naks or terminates each in the background; the returned
+// pending says when that is done and which keys it concerns.
+func (w *Worker) HandleBatch(ctx context.Context, msgs []jetstream.Msg) *pending {
 	w.Metrics.BatchSize.Observe(float64(len(msgs)))
 	entries := make([]*entry, len(msgs))
 	for i, m := range msgs {
@@ -76,7 +78,43 @@ func (w *Worker) HandleBatch(ctx context.Context, msgs []jetstream.Msg) {
 	}
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
-	w.conclude(ctx, entries)
+	p := &pending{done: make(chan struct{}), keys: make(map[string]bool, len(entries))}
+	for _, e := range entries {
+		p.keys[e.key()] = true
+	}
+	go func() {
+		defer close(p.done)
+		w.conclude(ctx, entries)
+	}()
+	return p
+}
+
+// pending is a batch whose decisions are being recorded and answered.
+type pending struct {
+	done chan struct{}
+	keys map[string]bool
+}
+
+func (p *pending) wait() { <-p.done }
+
+// overlaps reports whether a message of batch repeats a key of p.
+func (p *pending) overlaps(batch []jetstream.Msg) bool {
+	for _, m := range batch {
+		var cmd shared.Command
+		if json.Unmarshal(m.Data(), &cmd) == nil && p.keys[commandKey(cmd)] {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *entry) key() string { return commandKey(e.cmd) }
+
+func commandKey(cmd shared.Command) string {
+	if cmd.Kind == shared.KindCancel {
+		return shared.CancelMsgID(cmd.AppointmentID)
+	}
+	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
 }
 
 func (w *Worker) parse(m jetstream.Msg) *entry {
@@ -128,7 +166,12 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	case ack:
 		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e.decision)
 		if err := e.msg.DoubleAck(ctx); err != nil {
-			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err)
+			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err,
+				"request_id", e.cmd.TraceID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
+		}
+		if w.Log.Enabled(ctx, slog.LevelDebug) {
+			w.Log.Debug("command decided", "code", e.decision.Code, "replay", e.decision.Replay, "delivered", e.delivered,
+				"request_id", e.cmd.TraceID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey, "slot", e.cmd.SlotID)
 		}
 	case term:
 		w.Metrics.Terminated.WithLabelValues("malformed").Inc()
@@ -137,7 +180,7 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	case nak:
 		delay := backoff(e.delivered)
 		w.Log.Warn("command not decided; delivering again", "err", e.err, "delivered", e.delivered, "delay", delay,
-			"request_id", e.cmd.RequestID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
+			"request_id", e.cmd.TraceID, "reply_token", e.cmd.RequestID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
 		_ = e.msg.NakWithDelay(delay)
 	}
 }

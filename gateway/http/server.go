@@ -139,6 +139,7 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.srv.ShutdownWith
 func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
 	s.metrics.inflight.Inc()
+	tagRequest(ctx)
 	r, param := matchRoute(ctx.Path())
 	defer s.finish(ctx, r, start)
 	s.dispatch(ctx, r, param)
@@ -148,16 +149,21 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 // request is counted exactly once with the status it was answered with.
 func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 	if v := recover(); v != nil {
-		s.log.Error("http: handler panicked", "panic", v,
+		s.logFor(ctx).Error("http: handler panicked", "panic", v,
 			"method", string(ctx.Method()), "path", string(ctx.Path()), "stack", string(debug.Stack()))
 		ctx.Response.Reset()
 		writeProblem(ctx, shared.CodeInternal, internalDetail)
 	}
+	ctx.Response.Header.Set(requestIDHeader, requestID(ctx))
 	status := ctx.Response.StatusCode()
 	s.metrics.requestCounter(r, status).Inc()
 	if r == routeAppointments && ctx.IsPost() {
-		s.metrics.bookingDuration.Observe(time.Since(start).Seconds())
+		took := time.Since(start)
+		s.metrics.bookingDuration.Observe(took.Seconds())
 		s.metrics.admission[admissionOutcome(status)].Inc()
+		if log := s.logFor(ctx); log.Enabled(context.Background(), slog.LevelDebug) {
+			log.Debug("booking answered", "status", status, "took", took)
+		}
 	}
 	s.metrics.inflight.Dec()
 }
@@ -165,6 +171,13 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 // requestError answers a request fasthttp could not read, with a problem body
 // like every other error of the API.
 func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		// A connection opened and left silent: 408 is what HTTP clients
+		// expect here and close quietly, instead of an unsolicited 400.
+		ctx.Error("request timeout", fasthttp.StatusRequestTimeout)
+		return
+	}
 	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
 		s.fail(ctx, gateway.ErrPayloadTooLarge)
 		return

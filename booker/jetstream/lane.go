@@ -1,0 +1,63 @@
+package jetstream
+
+import (
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// lane holds the commands waiting for one worker. While the worker decides a
+// batch, the next one grows here, so batches get larger exactly when the
+// load does; an idle worker waits only BatchWait for company.
+type lane struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	msgs   []jetstream.Msg
+	max    int // batch size
+	closed bool
+}
+
+func newLane(max int) *lane {
+	l := &lane{max: max}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+// push adds a message, waiting while the lane already holds two batches.
+func (l *lane) push(m jetstream.Msg) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.msgs) >= 2*l.max {
+		l.cond.Wait()
+	}
+	l.msgs = append(l.msgs, m)
+	l.cond.Broadcast()
+}
+
+// close lets take return what is left and then report the end.
+func (l *lane) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	l.cond.Broadcast()
+}
+
+// take returns the next batch, or false once the lane is closed and empty.
+func (l *lane) take(wait time.Duration) ([]jetstream.Msg, bool) {
+	l.mu.Lock()
+	for len(l.msgs) == 0 && !l.closed {
+		l.cond.Wait()
+	}
+	if len(l.msgs) < l.max && !l.closed && wait > 0 {
+		l.mu.Unlock()
+		time.Sleep(wait)
+		l.mu.Lock()
+	}
+	n := min(len(l.msgs), l.max)
+	batch := append([]jetstream.Msg(nil), l.msgs[:n]...)
+	l.msgs = l.msgs[n:]
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	return batch, n > 0
+}
