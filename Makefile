@@ -16,6 +16,12 @@ build:
 test:
 	$(GO) test $(TEST_FLAGS) -v $(MODULES)
 
+.PHONY: cluster-test
+# Three nats-servers clustered on loopback, two gateways, two bookers; a NATS
+# node is restarted mid-burst (about 15 s; `make test` runs it too).
+cluster-test:
+	$(GO) test $(TEST_FLAGS) -v -run 'TestClusterSurvivesNodeRestart' ./system/
+
 # The whole system in the foreground: PostgreSQL and NATS found or started,
 # migrations, demo data, a booker and a gateway. Ctrl-C stops it.
 run:

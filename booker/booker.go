@@ -53,6 +53,9 @@ type BookRequest struct {
 	SlotID         int64
 	PatientID      int64
 	IdempotencyKey string
+	// TraceID is the id of the HTTP request that carried the click, for the
+	// logs only: it takes no part in the decision or the fingerprint.
+	TraceID string
 }
 
 // Fingerprint identifies the request body stored with a key, so that the same

@@ -124,7 +124,7 @@ func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) 
 	if err != nil {
 		return false, unavailableUnlessDomain(err)
 	}
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID, TraceID: RequestID(ctx)}
+	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID, SlotID: a.SlotID, TraceID: RequestID(ctx)}
 	ch, err := f.Queue.Submit(ctx, slot.DoctorID, shared.CancelMsgID(a.ID), cmd)
 	if err != nil {
 		return false, err

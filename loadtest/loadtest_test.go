@@ -49,7 +49,6 @@ func startSystem(t *testing.T, decorate func(booker.Service) booker.Service) (*s
 	return sys, dbURL
 }
 
-
 // smallOpening is the opening scenario shrunk to a few seconds at a low rate:
 // 600 clicks from 300 patients on 8 slots with 16 places.
 func smallOpening(t *testing.T, sys *system.System, dbURL string) loadtest.Options {

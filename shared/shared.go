@@ -80,6 +80,10 @@ type Command struct {
 	PatientID      int64  `json:"patientId,omitempty"`
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 	AppointmentID  int64  `json:"appointmentId,omitempty"`
+	// TraceID is the gateway's request id (X-Request-Id), so that the booker's
+	// log lines about this command can be found from what a client reports.
+	// Optional: an older gateway leaves it empty.
+	TraceID string `json:"traceId,omitempty"`
 }
 
 // Appointment is an appointment as it travels in a Decision.

@@ -6,6 +6,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/nats-io/nats-server/v2 v2.15.3
 	github.com/nats-io/nats.go v1.56.0
+	gopkg.in/yaml.v3 v3.0.1
 	termin/booker v0.0.0
 	termin/gateway v0.0.0
 	termin/migrations v0.0.0

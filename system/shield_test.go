@@ -127,7 +127,9 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	s.startBooker(func(svc booker.Service) booker.Service { return &serialBooker{Service: svc, delay: 200 * time.Millisecond} }, nil)
+	s.startBooker(func(svc booker.Service) booker.Service {
+		return &serialBooker{Service: svc, delay: 200 * time.Millisecond}
+	}, nil)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 2)
 	clients := make([]*client, 15)
 	var wg sync.WaitGroup

@@ -72,6 +72,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	reg := a.registry()
+	a.observe(reg, js)
 	metrics := jetstream.NewMetrics(reg)
 	if err := a.serveAdmin(reg); err != nil {
 		return err
@@ -81,7 +82,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Announcer: &jetstream.Announcer{Conn: a.nc, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
-	return nil
+	return a.startSchedules()
 }
 
 // decider is the decision core the workers use: the store, which decides

@@ -41,6 +41,8 @@ type Config struct {
 	DisableRelay    bool
 	DisableNotifier bool
 	Notify          NotifyConfig
+	// Schedule sets the daily opening and the roll-forward job.
+	Schedule ScheduleConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
 	// to slow the booker down or to break it on purpose; production leaves it nil.
 	Decorate func(booker.Service) booker.Service
@@ -79,6 +81,9 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envInt("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
 	finishNotify := notifyFlags(fs, &cfg)
+	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", env("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
+	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envDuration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
+	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envDuration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

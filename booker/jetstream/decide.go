@@ -178,7 +178,13 @@ func (w *Worker) record(ctx context.Context, key string, d shared.Decision) (sha
 	}
 	_, err = w.Decisions.Create(ctx, key, data)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		first, _, err := w.recorded(ctx, key)
+		first, ok, err := w.recorded(ctx, key)
+		if err == nil && !ok {
+			// The bucket has the key but the read did not see it: a replica still
+			// catching up answered (a NATS node just restarted). Replying now would
+			// send an empty decision; deliver the command again instead.
+			err = fmt.Errorf("record decision: %s exists but is not readable yet", key)
+		}
 		first.Replay = true
 		return first, err
 	}

@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"log/slog"
@@ -12,9 +13,9 @@ import (
 )
 
 // Pool drains the booking consumer in batches through a fixed number of
-// workers. Commands are routed to workers by their doctor's subject, and each
-// worker decides its batches one after the other, so a slot's requests are
-// decided in the order the stream holds them. Size bounds this booker's
+// workers. Commands are routed to workers by their slot, and each worker
+// decides its batches one after the other, so a slot's requests are decided
+// in the order the stream holds them. Size bounds this booker's
 // concurrent transactions; it should not exceed the database pool.
 type Pool struct {
 	Consumer jetstream.Consumer
@@ -83,13 +84,22 @@ func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		lanes[laneOf(m.Subject(), len(lanes))].push(m)
+		lanes[laneOf(m, len(lanes))].push(m)
 	}
 }
 
-func laneOf(subject string, lanes int) int {
+// laneOf routes a command by its slot: one slot's commands are decided in
+// the order the stream holds them, while the slots of one popular doctor are
+// decided side by side. A command without a slot goes by its subject.
+func laneOf(m jetstream.Msg, lanes int) int {
+	var cmd struct {
+		SlotID int64 `json:"slotId"`
+	}
+	if json.Unmarshal(m.Data(), &cmd) == nil && cmd.SlotID > 0 {
+		return int(uint64(cmd.SlotID) % uint64(lanes))
+	}
 	h := fnv.New32a()
-	h.Write([]byte(subject))
+	h.Write([]byte(m.Subject()))
 	return int(h.Sum32() % uint32(lanes))
 }
 

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,9 +11,9 @@ import (
 
 var _ booker.BatchService = (*Store)(nil)
 
-// Decide decides the ops in one transaction; see booker.BatchService.
-// A batch that lost a race for one of its keys to a concurrent batch is run
-// again: the rerun finds the key decided and answers it as a replay.
+// Decide decides the ops in one transaction; see booker.BatchService. A batch
+// that lost a race for one of its keys to a concurrent batch is run again:
+// the rerun finds the key decided and answers it as a replay.
 func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, error) {
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
@@ -31,17 +30,21 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	}
 }
 
-// batch is one transaction's worth of ops. Bookings between two
-// cancellations form a segment, decided with one lock, one conditional UPDATE
-// and one multi-row INSERT.
+// batch is one transaction's worth of ops. It costs four round trips
+// whatever its size (begin, read and lock, write, commit), plus one per
+// cancellation: everything in between is decided in memory, in op order,
+// against the slots it holds locked.
 type batch struct {
 	tx      pgx.Tx
 	now     time.Time
 	ops     []booker.Op
 	out     []booker.Outcome
-	known   map[keyID]known // keys decided before this batch
-	decided map[keyID]int   // keys decided in this batch → op index
-	segment []int
+	known   map[keyID]known    // keys decided before this batch
+	decided map[keyID]int      // keys first seen in this batch → op index
+	slots   map[int64]*slotRow // every slot the batch touches, locked
+	held    map[holding]bool   // who holds a place in those slots
+	winners []int
+	repeats [][2]int // op index, index of the key's first op in the batch
 }
 
 type keyID struct {
@@ -54,19 +57,25 @@ type known struct {
 	fingerprint string
 }
 
+// slotRow is a locked slot with the places granted by this batch so far.
+type slotRow struct {
+	doctorID int64
+	startAt  time.Time
+	capacity int
+	count    int
+	closed   bool
+	granted  int
+}
+
+type holding struct{ slot, patient int64 }
+
 func (b *batch) run(ctx context.Context) error {
-	if err := b.loadKnownKeys(ctx); err != nil {
-		return err
-	}
-	if err := b.lockAll(ctx); err != nil {
+	if err := b.read(ctx); err != nil {
 		return err
 	}
 	b.decided = make(map[keyID]int)
 	for i, op := range b.ops {
 		if op.Book == nil {
-			if err := b.flush(ctx); err != nil {
-				return err
-			}
 			if err := b.cancel(ctx, i); err != nil {
 				return err
 			}
@@ -74,10 +83,10 @@ func (b *batch) run(ctx context.Context) error {
 		}
 		b.book(i)
 	}
-	return b.flush(ctx)
+	return b.write(ctx)
 }
 
-// book answers a repeated key at once and queues a new one in the segment.
+// book decides one booking against the slot as the batch has left it.
 func (b *batch) book(i int) {
 	req := *b.ops[i].Book
 	id := keyID{req.PatientID, req.IdempotencyKey}
@@ -85,10 +94,37 @@ func (b *batch) book(i int) {
 		b.out[i] = replay(k.appt, k.fingerprint, req)
 		return
 	}
-	if _, ok := b.decided[id]; !ok {
-		b.decided[id] = i
+	if first, ok := b.decided[id]; ok {
+		b.repeats = append(b.repeats, [2]int{i, first}) // answered once the first has its id
+		return
 	}
-	b.segment = append(b.segment, i) // a repeat within the batch is answered from its first after the flush
+	b.decided[id] = i
+	sl := b.slots[req.SlotID]
+	if b.out[i].Err = allocate(sl, b.held, req); b.out[i].Err == nil {
+		b.winners = append(b.winners, i)
+		b.out[i].Booking = booker.Booking{
+			Appointment: booker.Appointment{SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked},
+			Left:        sl.capacity - sl.count - sl.granted, DoctorID: sl.doctorID, StartAt: sl.startAt,
+		}
+	}
+}
+
+// allocate gives the request a place if the slot has one for it.
+func allocate(sl *slotRow, held map[holding]bool, req booker.BookRequest) error {
+	h := holding{req.SlotID, req.PatientID}
+	switch {
+	case sl == nil:
+		return booker.ErrSlotNotFound
+	case sl.closed:
+		return booker.ErrSlotClosed
+	case held[h]:
+		return booker.ErrAlreadyBooked
+	case sl.count+sl.granted >= sl.capacity:
+		return booker.ErrSlotFull
+	}
+	sl.granted++
+	held[h] = true
+	return nil
 }
 
 func replay(a booker.Appointment, fingerprint string, req booker.BookRequest) booker.Outcome {
@@ -98,56 +134,42 @@ func replay(a booker.Appointment, fingerprint string, req booker.BookRequest) bo
 	return booker.Outcome{Booking: booker.Booking{Appointment: a, Replay: true}}
 }
 
-func (b *batch) loadKnownKeys(ctx context.Context) error {
-	var patients []int64
-	var keys []string
-	for _, op := range b.ops {
-		if op.Book != nil {
-			patients = append(patients, op.Book.PatientID)
-			keys = append(keys, op.Book.IdempotencyKey)
-		}
+// repeatOf answers a key seen earlier in the same batch with that first answer.
+func repeatOf(first booker.Outcome, firstReq, req booker.BookRequest) booker.Outcome {
+	if firstReq.Fingerprint() != req.Fingerprint() {
+		return booker.Outcome{Err: booker.ErrKeyReused}
 	}
-	b.known = make(map[keyID]known)
-	if len(patients) == 0 {
-		return nil
+	if first.Err != nil {
+		return first
 	}
-	rows, err := b.tx.Query(ctx, `
-        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint
-        FROM appointment a JOIN unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key)
-          ON a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key`, patients, keys)
-	if err != nil {
-		return fmt.Errorf("postgres: batch keys: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k known
-		var key string
-		if err := rows.Scan(&k.appt.ID, &k.appt.SlotID, &k.appt.PatientID, &k.appt.Status,
-			&k.appt.CreatedAt, &key, &k.fingerprint); err != nil {
-			return err
-		}
-		b.known[keyID{k.appt.PatientID, key}] = k
-	}
-	return rows.Err()
+	return booker.Outcome{Booking: booker.Booking{Appointment: first.Booking.Appointment, Replay: true}}
 }
 
-// cancel runs a cancellation inside the batch's transaction, between the
-// segments before and after it.
+// cancel runs a cancellation inside the batch's transaction, in its place in
+// the order, and gives the freed place back to the batch's view of the slot.
 func (b *batch) cancel(ctx context.Context, i int) error {
-	id := b.ops[i].Cancel
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
-	err := b.tx.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
-	if err == nil {
-		b.out[i] = booker.Outcome{Cancellation: c}
-		return nil
+	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel).
+		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return b.cancelUnchanged(ctx, i)
 	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	if err != nil {
 		return translate(err)
 	}
+	b.out[i] = booker.Outcome{Cancellation: c}
+	if sl := b.slots[c.SlotID]; sl != nil {
+		sl.count--
+	}
+	delete(b.held, holding{c.SlotID, c.PatientID})
+	return nil
+}
+
+func (b *batch) cancelUnchanged(ctx context.Context, i int) error {
 	var a booker.Appointment
-	err = b.tx.QueryRow(ctx, `SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`, id).
-		Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+	err := b.tx.QueryRow(ctx, `SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`,
+		b.ops[i].Cancel).Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		b.out[i] = booker.Outcome{Err: booker.ErrAppointmentNotFound}
@@ -155,28 +177,6 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 		return err
 	default:
 		b.out[i] = booker.Outcome{Cancellation: booker.Cancellation{Appointment: a}}
-	}
-	return nil
-}
-
-// lockAll locks every slot the batch touches, bookings' and cancellations'
-// alike, in id order before anything is written. Concurrent batches then
-// queue for the same rows in the same order and cannot deadlock.
-func (b *batch) lockAll(ctx context.Context) error {
-	var slots, appts []int64
-	for _, op := range b.ops {
-		if op.Book != nil {
-			slots = append(slots, op.Book.SlotID)
-		} else {
-			appts = append(appts, op.Cancel)
-		}
-	}
-	_, err := b.tx.Exec(ctx, `
-        SELECT id FROM time_slot
-        WHERE id IN (SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2))
-        ORDER BY id FOR UPDATE`, slots, appts)
-	if err != nil {
-		return fmt.Errorf("postgres: lock batch slots: %w", err)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) 
         FROM time_slot
         WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
           AND start_at > $4 AND booked_count < capacity
+          AND opens_at <> 'infinity' -- withdrawn by a plan change
         ORDER BY start_at`, doctorID, from, to, s.Now())
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list slots: %w", err)

@@ -73,8 +73,9 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	a.front = front
+	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger})
+		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger, Schedules: a.schedules()})
 	if err != nil {
 		return err
 	}

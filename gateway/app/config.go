@@ -38,6 +38,8 @@ type Config struct {
 	Room gateway.RoomConfig
 	// ListTTL is how stale a cached slot list may be.
 	ListTTL time.Duration
+	// ScheduleTimeout is how long a plan waits for a booker before 503; 0 means 10 s.
+	ScheduleTimeout time.Duration
 }
 
 // ParseFlags reads the configuration from args, with defaults from the
@@ -63,6 +65,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envDuration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
 	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envInt("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
 	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envDuration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
+	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envDuration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

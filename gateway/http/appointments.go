@@ -49,6 +49,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	req.IdempotencyKey = key
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
+	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
 	res, err := s.bookings.Book(c, req)
 	if err != nil {
 		s.fail(ctx, err)
@@ -102,6 +103,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 	if a.Status != booker.StatusCancelled {
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
+		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
 		queued, err := s.bookings.Cancel(c, a)
 		if err != nil {
 			s.fail(ctx, err)

@@ -93,7 +93,7 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	detail := err.Error()
 	switch {
 	case code == shared.CodeInternal:
-		s.log.Error("http: internal error", "err", err,
+		s.logFor(ctx).Error("http: internal error", "err", err,
 			"method", string(ctx.Method()), "path", string(ctx.Path()))
 		detail = internalDetail
 	case code == shared.CodeUnavailable && shared.CodeOf(err) != code:

@@ -21,6 +21,7 @@ const (
 	routeHealthz
 	routeReadyz
 	routeMetrics
+	routeSchedule
 	numRoutes
 )
 
@@ -37,6 +38,7 @@ type route struct {
 	get     handlerFunc
 	post    handlerFunc
 	delete  handlerFunc
+	put     handlerFunc
 }
 
 // routes is indexed by routeID.
@@ -48,12 +50,14 @@ var routes = [numRoutes]route{
 	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
+	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, put: (*Server).putSchedule},
 }
 
 var (
 	appointmentPrefix = []byte("/api/appointments/")
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
+	scheduleSuffix    = []byte("/schedule")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -77,6 +81,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
 			return routeSlots, id
+		}
+		if id, ok := bytes.CutSuffix(rest, scheduleSuffix); ok && isSegment(id) {
+			return routeSchedule, id
 		}
 	}
 	return routeOther, nil
@@ -120,6 +127,8 @@ func (rt *route) handler(ctx *fasthttp.RequestCtx) handlerFunc {
 		return rt.post
 	case ctx.IsDelete():
 		return rt.delete
+	case ctx.IsPut():
+		return rt.put
 	}
 	return nil
 }

@@ -41,6 +41,8 @@ type Config struct {
 	Bookings gateway.Bookings
 	// Reads serves slots and appointments from PostgreSQL; required.
 	Reads gateway.Reads
+	// Schedules applies working plans; nil answers the schedule route 503.
+	Schedules gateway.Schedules
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -60,6 +62,7 @@ type Config struct {
 type Server struct {
 	bookings gateway.Bookings
 	reads    gateway.Reads
+	plans    gateway.Schedules
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -91,6 +94,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{
 		bookings: cfg.Bookings,
 		reads:    cfg.Reads,
+		plans:    cfg.Schedules,
 		ready:    cfg.Ready,
 		auth:     newAuthenticator(cfg.AuthSecret),
 		log:      cfg.Logger,

@@ -18,14 +18,12 @@ func TestRoutesNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	for _, path := range []string{
 		"/", "/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
-		"/api/doctors//slots", "/api/doctors/42/schedule", "/healthz/x",
+		"/api/doctors//slots", "/api/doctors//schedule", "/api/doctors/42/schedules", "/healthz/x",
 	} {
 		t.Run(path, func(t *testing.T) {
 			expectProblem(t, e.do(t, req{method: "GET", path: path}), 404, "NOT_FOUND")
 		})
 	}
-	// The schedule is not built yet: its route does not exist, whatever the method.
-	expectProblem(t, e.do(t, req{method: "PUT", path: "/api/doctors/42/schedule", body: "{}"}), 404, "NOT_FOUND")
 }
 
 func TestRoutesMethodNotAllowed(t *testing.T) {
@@ -36,6 +34,7 @@ func TestRoutesMethodNotAllowed(t *testing.T) {
 		{"POST", "/api/doctors/42/slots", "GET, HEAD"},
 		{"POST", "/healthz", "GET, HEAD"},
 		{"DELETE", "/metrics", "GET, HEAD"},
+		{"GET", "/api/doctors/42/schedule", "PUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

@@ -123,7 +123,8 @@ func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string
 	defer cancel()
 	ack, err := q.js.PublishMsg(ctx, msg)
 	if err != nil {
-		q.log.Warn("publish refused", "err", err, "request_id", cmd.RequestID)
+		q.log.Warn("publish refused", "err", err, "request_id", cmd.TraceID, "reply_token", cmd.RequestID,
+			"patient", cmd.PatientID, "key", cmd.IdempotencyKey)
 		return nil, fmt.Errorf("%w: %v", gateway.ErrUnavailable, err)
 	}
 	return ack, nil

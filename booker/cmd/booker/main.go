@@ -30,7 +30,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	cfg.Logger = app.NewLogger(os.Stderr)
+	slog.SetDefault(cfg.Logger)
+	cfg.Logger.Info("booker configuration", "config", cfg)
 	a, err := app.Start(ctx, cfg)
 	if err != nil {
 		return err

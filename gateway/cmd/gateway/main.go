@@ -30,7 +30,9 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	cfg.Logger = app.NewLogger(os.Stderr)
+	slog.SetDefault(cfg.Logger)
+	cfg.Logger.Info("gateway configuration", "config", cfg)
 	if len(cfg.AuthSecret) == 0 {
 		cfg.Logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
 	}

@@ -1,0 +1,120 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"termin/booker/notify"
+	"termin/booker/outbox"
+	"termin/shared"
+)
+
+// watched is the fixed set of JetStream assets the booker reports on, so the
+// stream and consumer labels have a handful of values whatever the load.
+// Per-doctor subjects are deliberately not labels: a clinic network has
+// thousands of doctors, and `nats stream subjects BOOKINGS` shows them.
+var watched = []struct{ stream, consumer string }{
+	{shared.StreamName, shared.ConsumerName},
+	{outbox.StreamName, notify.ConsumerName},
+	{"KV_" + shared.DecisionsBucket, ""},
+	{notify.DeadStream, ""},
+}
+
+// streamCollector asks JetStream for each watched stream's and consumer's
+// state at scrape time: the numbers come from the stream leader, so every
+// booker reports the same values and a dashboard takes max() over them.
+type streamCollector struct {
+	js                                             natsjs.JetStream
+	pending, ackPending, redelivered, waiting      *prometheus.Desc
+	messages, bytes, replicas, current, infoErrors *prometheus.Desc
+}
+
+func newStreamCollector(js natsjs.JetStream) *streamCollector {
+	byConsumer := []string{"stream", "consumer"}
+	byStream := []string{"stream"}
+	d := prometheus.NewDesc
+	return &streamCollector{js: js,
+		pending:     d("booker_stream_pending", "Messages in the stream not yet delivered to the consumer.", byConsumer, nil),
+		ackPending:  d("booker_stream_ack_pending", "Messages delivered to the consumer and not yet acknowledged.", byConsumer, nil),
+		redelivered: d("booker_stream_redelivered", "Messages delivered more than once and not yet acknowledged.", byConsumer, nil),
+		waiting:     d("booker_stream_pull_waiting", "Pull requests waiting for messages (idle workers).", byConsumer, nil),
+		messages:    d("booker_stream_messages", "Messages stored in the stream.", byStream, nil),
+		bytes:       d("booker_stream_bytes", "Bytes stored in the stream.", byStream, nil),
+		replicas:    d("booker_stream_replicas", "Replicas the stream is configured with.", byStream, nil),
+		current:     d("booker_stream_replicas_current", "Replicas online and caught up with the leader, the leader included.", byStream, nil),
+		infoErrors:  d("booker_stream_info_errors", "1 when the stream's state could not be read at this scrape (no leader, NATS down).", byStream, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *streamCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.pending, c.ackPending, c.redelivered, c.waiting,
+		c.messages, c.bytes, c.replicas, c.current, c.infoErrors} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector; the watched assets are read in
+// parallel, each within a second, so a NATS outage cannot stall the scrape.
+func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, w := range watched {
+		wg.Go(func() { c.collect(ctx, ch, w.stream, w.consumer) })
+	}
+	wg.Wait()
+}
+
+func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metric, stream, consumer string) {
+	s, err := c.js.Stream(ctx, stream)
+	ch <- prometheus.MustNewConstMetric(c.infoErrors, prometheus.GaugeValue, boolFloat(err != nil), stream)
+	if err != nil {
+		return
+	}
+	info := s.CachedInfo()
+	ch <- prometheus.MustNewConstMetric(c.messages, prometheus.GaugeValue, float64(info.State.Msgs), stream)
+	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(info.State.Bytes), stream)
+	ch <- prometheus.MustNewConstMetric(c.replicas, prometheus.GaugeValue, float64(info.Config.Replicas), stream)
+	ch <- prometheus.MustNewConstMetric(c.current, prometheus.GaugeValue, float64(currentReplicas(info.Cluster)), stream)
+	if consumer == "" {
+		return
+	}
+	cons, err := s.Consumer(ctx, consumer)
+	if err != nil {
+		return
+	}
+	ci := cons.CachedInfo()
+	for desc, v := range map[*prometheus.Desc]int{c.pending: int(ci.NumPending), c.ackPending: ci.NumAckPending,
+		c.redelivered: ci.NumRedelivered, c.waiting: ci.NumWaiting} {
+		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v), stream, consumer)
+	}
+}
+
+// currentReplicas counts the leader and the followers that are online and
+// current. A stream on a single server has no cluster info and counts 1.
+func currentReplicas(ci *natsjs.ClusterInfo) int {
+	if ci == nil {
+		return 1
+	}
+	n := 0
+	if ci.Leader != "" {
+		n++
+	}
+	for _, p := range ci.Replicas {
+		if p.Current && !p.Offline {
+			n++
+		}
+	}
+	return n
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

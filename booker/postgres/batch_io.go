@@ -1,0 +1,197 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// read learns, in one round trip, the keys decided before, and locks every
+// slot the batch touches (bookings' and cancellations' alike) in id order, so
+// that concurrent batches queue for the same rows in the same order and
+// cannot deadlock; then it reads who holds places in them.
+func (b *batch) read(ctx context.Context) error {
+	var patients, slots, appts []int64
+	var keys []string
+	for _, op := range b.ops {
+		if op.Book != nil {
+			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
+			slots = append(slots, op.Book.SlotID)
+		} else {
+			appts = append(appts, op.Cancel)
+		}
+	}
+	q := &pgx.Batch{}
+	q.Queue(`
+        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint
+        FROM appointment a JOIN unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key)
+          ON a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key`, patients, keys)
+	q.Queue(`
+        SELECT id, doctor_id, start_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
+        FROM time_slot
+        WHERE id IN (SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2))
+        ORDER BY id FOR UPDATE`, slots, appts, b.now)
+	q.Queue(`
+        SELECT a.slot_id, a.patient_id
+        FROM appointment a JOIN unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id)
+          ON a.slot_id = h.slot_id AND a.patient_id = h.patient_id
+        WHERE a.status = 'BOOKED'`, slots, patients)
+	res := b.tx.SendBatch(ctx, q)
+	defer res.Close()
+	if err := b.readKnown(res); err != nil {
+		return fmt.Errorf("postgres: batch keys: %w", err)
+	}
+	if err := b.readSlots(res); err != nil {
+		return fmt.Errorf("postgres: lock batch slots: %w", err)
+	}
+	if err := b.readHolders(res); err != nil {
+		return fmt.Errorf("postgres: batch holders: %w", err)
+	}
+	return res.Close()
+}
+
+func (b *batch) readKnown(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.known = make(map[keyID]known)
+	for rows.Next() {
+		var k known
+		var key string
+		if err := rows.Scan(&k.appt.ID, &k.appt.SlotID, &k.appt.PatientID, &k.appt.Status,
+			&k.appt.CreatedAt, &key, &k.fingerprint); err != nil {
+			return err
+		}
+		b.known[keyID{k.appt.PatientID, key}] = k
+	}
+	return rows.Err()
+}
+
+func (b *batch) readSlots(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.slots = make(map[int64]*slotRow)
+	for rows.Next() {
+		var id int64
+		sl := &slotRow{}
+		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
+			return err
+		}
+		b.slots[id] = sl
+	}
+	return rows.Err()
+}
+
+func (b *batch) readHolders(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.held = make(map[holding]bool)
+	for rows.Next() {
+		var h holding
+		if err := rows.Scan(&h.slot, &h.patient); err != nil {
+			return err
+		}
+		b.held[h] = true
+	}
+	return rows.Err()
+}
+
+// insertSQL writes the winners' appointments and their outbox events in one statement.
+const insertSQL = `
+WITH a AS (
+    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
+    SELECT w.slot_id, w.patient_id, 'BOOKED', w.idempotency_key, w.fingerprint
+    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])
+         AS w(slot_id, patient_id, idempotency_key, fingerprint)
+    RETURNING id, slot_id, patient_id, idempotency_key, created_at
+), e AS (
+    INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
+    SELECT 'appointment', a.id, 'appointment.booked', jsonb_build_object(
+        'appointmentId', a.id, 'slotId', a.slot_id, 'patientId', a.patient_id, 'doctorId', t.doctor_id,
+        'startAt', t.start_at, 'endAt', t.end_at, 'createdAt', a.created_at)
+    FROM a JOIN time_slot t ON t.id = a.slot_id
+)
+SELECT id, patient_id, idempotency_key, created_at FROM a`
+
+// write adds the granted places with one conditional UPDATE — the condition,
+// and chk_booked behind it, fail the whole batch rather than overbook — and
+// inserts the winners, in one round trip; then it answers the batch's repeats.
+func (b *batch) write(ctx context.Context) error {
+	if len(b.winners) > 0 {
+		if err := b.writeWinners(ctx); err != nil {
+			return err
+		}
+	}
+	for _, r := range b.repeats {
+		i, first := r[0], r[1]
+		b.out[i] = repeatOf(b.out[first], *b.ops[first].Book, *b.ops[i].Book)
+	}
+	return nil
+}
+
+func (b *batch) writeWinners(ctx context.Context) error {
+	var ids []int64
+	var counts []int32
+	for id, sl := range b.slots {
+		if sl.granted > 0 {
+			ids, counts = append(ids, id), append(counts, int32(sl.granted))
+		}
+	}
+	n := len(b.winners)
+	slots, patients, keys, prints := make([]int64, n), make([]int64, n), make([]string, n), make([]string, n)
+	for k, i := range b.winners {
+		req := b.ops[i].Book
+		slots[k], patients[k], keys[k], prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
+	}
+	q := &pgx.Batch{}
+	q.Queue(`
+        UPDATE time_slot t SET booked_count = t.booked_count + g.n
+        FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
+        WHERE t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
+	q.Queue(insertSQL, slots, patients, keys, prints)
+	res := b.tx.SendBatch(ctx, q)
+	defer res.Close()
+	tag, err := res.Exec()
+	if err != nil {
+		return fmt.Errorf("postgres: reserve: %w", translate(err))
+	}
+	if int(tag.RowsAffected()) != len(ids) {
+		return fmt.Errorf("postgres: reserve: %d of %d slots updated", tag.RowsAffected(), len(ids))
+	}
+	if err := b.readWinners(res); err != nil {
+		return err
+	}
+	return res.Close()
+}
+
+func (b *batch) readWinners(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return fmt.Errorf("postgres: insert winners: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k keyID
+		var id int64
+		var created time.Time
+		if err := rows.Scan(&id, &k.patient, &k.key, &created); err != nil {
+			return err
+		}
+		bk := &b.out[b.decided[k]].Booking
+		bk.ID, bk.CreatedAt = id, created
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres: insert winners: %w", translate(err))
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package system_test
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// natsCluster is a NATS cluster of in-process servers on loopback. Each node
+// keeps its ports and store across a restart, as a real node keeps its
+// address and disk.
+type natsCluster struct {
+	nodes []*natsNode
+}
+
+type natsNode struct {
+	name                    string
+	syncAlways              bool
+	clientPort, clusterPort int
+	dir                     string
+	routes                  string
+	srv                     *server.Server
+}
+
+// startNATSCluster starts size nodes with JetStream, fsync before every ack
+// when syncAlways (as deploy/nats/nats.conf), and waits for the meta leader
+// to see them all.
+func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
+	t.Helper()
+	c := &natsCluster{}
+	var routes []string
+	for i := range size {
+		n := &natsNode{name: fmt.Sprintf("n%d", i+1), clientPort: freePort(t), clusterPort: freePort(t), dir: t.TempDir(), syncAlways: syncAlways}
+		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", n.clusterPort))
+		c.nodes = append(c.nodes, n)
+	}
+	for _, n := range c.nodes {
+		n.routes = strings.Join(routes, ",")
+		n.start(t)
+	}
+	t.Cleanup(c.shutdown)
+	if !eventually(30*time.Second, func() bool { return c.ready(size) }) {
+		t.Fatalf("no JetStream meta leader seeing %d nodes within 30 s", size)
+	}
+	return c
+}
+
+func (n *natsNode) options() *server.Options {
+	return &server.Options{
+		ServerName: n.name, Host: "127.0.0.1", Port: n.clientPort, NoSigs: true, NoLog: true,
+		JetStream: true, StoreDir: n.dir, SyncAlways: n.syncAlways,
+		Cluster: server.ClusterOpts{Name: "termin-test", Host: "127.0.0.1", Port: n.clusterPort},
+		Routes:  server.RoutesFromStr(n.routes),
+	}
+}
+
+func (n *natsNode) start(t testing.TB) {
+	srv, err := server.NewServer(n.options())
+	if err != nil {
+		t.Errorf("nats node %s: %v", n.name, err)
+		return
+	}
+	srv.Start()
+	n.srv = srv
+}
+
+func (n *natsNode) stop() {
+	if n.srv != nil {
+		n.srv.Shutdown()
+		n.srv.WaitForShutdown()
+	}
+}
+
+// ready is true once a meta leader exists and counts size peers with JetStream.
+func (c *natsCluster) ready(size int) bool {
+	for _, n := range c.nodes {
+		if srv := n.srv; srv != nil && srv.Running() && srv.JetStreamIsLeader() {
+			return len(srv.JetStreamClusterPeers()) == size
+		}
+	}
+	return false
+}
+
+// restartStreamLeader stops the node leading the stream (the worst node to
+// lose), keeps it down for down, starts it again on the same ports and store,
+// and waits until the cluster is whole. It returns when the node went down
+// and when it was back.
+func (c *natsCluster) restartStreamLeader(t *testing.T, stream string, down time.Duration) (stopped, back time.Time) {
+	var leader *natsNode
+	waitUntil(t, 10*time.Second, func() bool {
+		for _, n := range c.nodes {
+			if n.srv.JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, stream) {
+				leader = n
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("stopping %s, the leader of %s", leader.name, stream)
+	stopped = time.Now()
+	leader.stop()
+	time.Sleep(down)
+	leader.start(t)
+	if !leader.srv.ReadyForConnections(10 * time.Second) {
+		t.Fatalf("%s did not come back", leader.name)
+	}
+	back = time.Now()
+	waitUntil(t, 30*time.Second, func() bool { return c.ready(len(c.nodes)) })
+	t.Logf("%s is back after %v", leader.name, back.Sub(stopped).Round(10*time.Millisecond))
+	return stopped, back
+}
+
+// eventually polls cond until it holds or limit passes.
+func eventually(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *natsCluster) shutdown() {
+	for _, n := range c.nodes {
+		n.stop()
+	}
+}
+
+// freePort picks a loopback port free now, so that a node can be restarted on
+// the same one.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
