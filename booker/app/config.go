@@ -7,8 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
+	"termin/shared/envconf"
 	"time"
 
 	"termin/booker"
@@ -69,21 +68,21 @@ type NotifyConfig struct {
 func ParseFlags(args []string) (Config, error) {
 	fs := flag.NewFlagSet("booker", flag.ContinueOnError)
 	cfg := Config{Stream: jetstream.DefaultConfig()}
-	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "time zone of dates and working hours (CLINIC_TZ)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
-	fs.StringVar(&cfg.NATSURL, "nats-url", env("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
-	fs.StringVar(&cfg.Addr, "addr", env("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
-	fs.IntVar(&cfg.Workers, "workers", envInt("BOOKER_WORKERS", 4), "batches decided at once (BOOKER_WORKERS)")
-	fs.IntVar(&cfg.BatchSize, "batch-size", envInt("BOOKER_BATCH_SIZE", 50), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
-	fs.DurationVar(&cfg.BatchWait, "batch-wait", envDuration("BOOKER_BATCH_WAIT", 2*time.Millisecond), "how long a batch waits to fill (BOOKER_BATCH_WAIT)")
-	dbConns := fs.Int("db-conns", envInt("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
-	fs.BoolVar(&cfg.Migrate, "migrate", env("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
-	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
-	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envInt("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
+	zone := fs.String("clinic-tz", envconf.String("CLINIC_TZ", "Europe/Berlin"), "time zone of dates and working hours (CLINIC_TZ)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
+	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
+	fs.StringVar(&cfg.Addr, "addr", envconf.String("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
+	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 4), "batches decided at once (BOOKER_WORKERS)")
+	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 50), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
+	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 2*time.Millisecond), "how long a batch waits to fill (BOOKER_BATCH_WAIT)")
+	dbConns := fs.Int("db-conns", envconf.Int("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
+	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
+	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envconf.Int("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
 	finishNotify := notifyFlags(fs, &cfg)
-	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", env("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
-	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envDuration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
-	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envDuration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
+	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
+	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -100,28 +99,21 @@ func ParseFlags(args []string) (Config, error) {
 // notifyFlags declares the relay's and the notifier's settings; the returned
 // func completes cfg after parsing.
 func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
-	relay := fs.Bool("outbox-relay", env("OUTBOX_RELAY", "1") != "0", "publish outbox events to the EVENTS stream (OUTBOX_RELAY=0 turns it off)")
-	notifier := fs.Bool("notifier", env("NOTIFIER", "1") != "0", "send confirmations by e-mail and SMS (NOTIFIER=0 turns it off)")
+	relay := fs.Bool("outbox-relay", envconf.String("OUTBOX_RELAY", "1") != "0", "publish outbox events to the EVENTS stream (OUTBOX_RELAY=0 turns it off)")
+	notifier := fs.Bool("notifier", envconf.String("NOTIFIER", "1") != "0", "send confirmations by e-mail and SMS (NOTIFIER=0 turns it off)")
 	n := &cfg.Notify
-	fs.StringVar(&n.SMTPAddr, "smtp-addr", env("SMTP_ADDR", ""), "mail server host:port; empty logs each e-mail instead (SMTP_ADDR)")
-	fs.StringVar(&n.SMTPFrom, "smtp-from", env("SMTP_FROM", "termine@praxis.example"), "sender address of the e-mails (SMTP_FROM)")
-	fs.StringVar(&n.SMTPUser, "smtp-user", env("SMTP_USER", ""), "SMTP user; empty sends without authentication (SMTP_USER)")
+	fs.StringVar(&n.SMTPAddr, "smtp-addr", envconf.String("SMTP_ADDR", ""), "mail server host:port; empty logs each e-mail instead (SMTP_ADDR)")
+	fs.StringVar(&n.SMTPFrom, "smtp-from", envconf.String("SMTP_FROM", "termine@praxis.example"), "sender address of the e-mails (SMTP_FROM)")
+	fs.StringVar(&n.SMTPUser, "smtp-user", envconf.String("SMTP_USER", ""), "SMTP user; empty sends without authentication (SMTP_USER)")
 	fs.StringVar(&n.SMTPPassword, "smtp-password", "", "SMTP password (SMTP_PASSWORD)")
-	fs.StringVar(&n.SMSWebhookURL, "sms-webhook-url", env("SMS_WEBHOOK_URL", ""), "SMS provider webhook; empty sends no SMS (SMS_WEBHOOK_URL)")
+	fs.StringVar(&n.SMSWebhookURL, "sms-webhook-url", envconf.String("SMS_WEBHOOK_URL", ""), "SMS provider webhook; empty sends no SMS (SMS_WEBHOOK_URL)")
 	fs.StringVar(&n.SMSToken, "sms-token", "", "bearer token of the SMS webhook (SMS_TOKEN)")
-	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envInt("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
+	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envconf.Int("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
 	return func() {
 		// Secrets come from the environment without appearing as defaults in -h.
-		n.SMTPPassword, n.SMSToken = or(n.SMTPPassword, env("SMTP_PASSWORD", "")), or(n.SMSToken, env("SMS_TOKEN", ""))
+		n.SMTPPassword, n.SMSToken = or(n.SMTPPassword, envconf.String("SMTP_PASSWORD", "")), or(n.SMSToken, envconf.String("SMS_TOKEN", ""))
 		cfg.DisableRelay, cfg.DisableNotifier = !*relay, !*notifier
 	}
-}
-
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		return v
-	}
-	return def
 }
 
 func or(v, def string) string {
@@ -129,20 +121,4 @@ func or(v, def string) string {
 		return v
 	}
 	return def
-}
-
-func envInt(name string, def int) int {
-	n, err := strconv.Atoi(env(name, strconv.Itoa(def)))
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	d, err := time.ParseDuration(env(name, def.String()))
-	if err != nil {
-		return def
-	}
-	return d
 }

@@ -14,8 +14,8 @@ import (
 func BenchmarkDecideHotSlot(b *testing.B) {
 	for _, size := range []int{1, 50} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
-			store, pool := newBenchStore(b)
-			slot := insertSlotB(b, pool, 42, future, 1_000_000)
+			store, pool := newStore(b)
+			slot := insertSlot(b, pool, 42, future, 1_000_000)
 			// A database in service has statistics; give this one some, so that
 			// the planner takes the indexes as it would there.
 			for _, sql := range []string{`

@@ -20,7 +20,7 @@ var (
 )
 
 // newStore gives the test a store on a fresh database, with the clock at testNow.
-func newStore(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
+func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.Pool(t, 32)
 	store := postgres.NewStore(pool, berlin)
@@ -28,29 +28,7 @@ func newStore(t *testing.T) (*postgres.Store, *pgxpool.Pool) {
 	return store, pool
 }
 
-// newBenchStore is newStore for benchmarks.
-func newBenchStore(b *testing.B) (*postgres.Store, *pgxpool.Pool) {
-	b.Helper()
-	pool, _ := pgtest.Pool(b, 8)
-	store := postgres.NewStore(pool, berlin)
-	store.Now = func() time.Time { return testNow }
-	return store, pool
-}
-
-func insertSlotB(b *testing.B, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
-	b.Helper()
-	var id int64
-	err := pool.QueryRow(context.Background(), `
-        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
-        VALUES ($1, $2, $3, $4) RETURNING id`,
-		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
-	if err != nil {
-		b.Fatalf("insert slot: %v", err)
-	}
-	return id
-}
-
-func insertSlot(t *testing.T, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
+func insertSlot(t testing.TB, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
 	t.Helper()
 	var id int64
 	err := pool.QueryRow(context.Background(), `

@@ -7,8 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
+	"termin/shared/envconf"
 	"time"
 
 	"termin/gateway"
@@ -47,25 +46,25 @@ type Config struct {
 func ParseFlags(args []string) (Config, error) {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	var cfg Config
-	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "time zone of dates (CLINIC_TZ)")
-	secret := fs.String("auth-secret", env("AUTH_SECRET", ""), "HS256 key of bearer tokens; empty = no authentication (AUTH_SECRET)")
-	fs.StringVar(&cfg.Addr, "addr", env("GATEWAY_ADDR", "127.0.0.1:8080"), "address of the API, /metrics, /healthz, /readyz (GATEWAY_ADDR)")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
-	fs.StringVar(&cfg.NATSURL, "nats-url", env("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
-	fs.DurationVar(&cfg.ReplyBudget, "reply-budget", envDuration("REPLY_BUDGET", 2*time.Second), "wait for a decision before answering 202 (REPLY_BUDGET)")
-	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", envDuration("PUBLISH_TIMEOUT", time.Second), "wait for the stream to accept a command before 503 (PUBLISH_TIMEOUT)")
-	conns := fs.Int("read-conns", envInt("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
-	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", env("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
-	fs.IntVar(&cfg.RateLimit, "rate-limit", envInt("RATE_LIMIT", 5), "booking attempts per patient per window (RATE_LIMIT)")
-	fs.DurationVar(&cfg.RateWindow, "rate-window", envDuration("RATE_WINDOW", 10*time.Second), "window of the per-patient limit (RATE_WINDOW)")
+	zone := fs.String("clinic-tz", envconf.String("CLINIC_TZ", "Europe/Berlin"), "time zone of dates (CLINIC_TZ)")
+	secret := fs.String("auth-secret", envconf.String("AUTH_SECRET", ""), "HS256 key of bearer tokens; empty = no authentication (AUTH_SECRET)")
+	fs.StringVar(&cfg.Addr, "addr", envconf.String("GATEWAY_ADDR", "127.0.0.1:8080"), "address of the API, /metrics, /healthz, /readyz (GATEWAY_ADDR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
+	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
+	fs.DurationVar(&cfg.ReplyBudget, "reply-budget", envconf.Duration("REPLY_BUDGET", 2*time.Second), "wait for a decision before answering 202 (REPLY_BUDGET)")
+	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", envconf.Duration("PUBLISH_TIMEOUT", time.Second), "wait for the stream to accept a command before 503 (PUBLISH_TIMEOUT)")
+	conns := fs.Int("read-conns", envconf.Int("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
+	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	fs.IntVar(&cfg.RateLimit, "rate-limit", envconf.Int("RATE_LIMIT", 5), "booking attempts per patient per window (RATE_LIMIT)")
+	fs.DurationVar(&cfg.RateWindow, "rate-window", envconf.Duration("RATE_WINDOW", 10*time.Second), "window of the per-patient limit (RATE_WINDOW)")
 	cfg.Room = gateway.DefaultRoomConfig()
-	fs.IntVar(&cfg.Room.Margin, "admission-margin", envInt("ADMISSION_MARGIN", cfg.Room.Margin), "requests per slot in the queue beyond its places left (ADMISSION_MARGIN)")
-	fs.IntVar(&cfg.Room.MaxTickets, "max-waiting", envInt("MAX_WAITING", cfg.Room.MaxTickets), "requests held in the waiting room before 503 (MAX_WAITING)")
-	fs.DurationVar(&cfg.Room.FullFor, "full-mark-ttl", envDuration("FULL_MARK_TTL", cfg.Room.FullFor), "how long a full mark lasts without refresh (FULL_MARK_TTL)")
-	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envDuration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
-	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envInt("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
-	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envDuration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
-	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envDuration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
+	fs.IntVar(&cfg.Room.Margin, "admission-margin", envconf.Int("ADMISSION_MARGIN", cfg.Room.Margin), "requests per slot in the queue beyond its places left (ADMISSION_MARGIN)")
+	fs.IntVar(&cfg.Room.MaxTickets, "max-waiting", envconf.Int("MAX_WAITING", cfg.Room.MaxTickets), "requests held in the waiting room before 503 (MAX_WAITING)")
+	fs.DurationVar(&cfg.Room.FullFor, "full-mark-ttl", envconf.Duration("FULL_MARK_TTL", cfg.Room.FullFor), "how long a full mark lasts without refresh (FULL_MARK_TTL)")
+	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envconf.Duration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
+	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envconf.Int("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
+	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envconf.Duration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
+	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -77,27 +76,4 @@ func ParseFlags(args []string) (Config, error) {
 	}
 	cfg.Zone = loc
 	return cfg, nil
-}
-
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	n, err := strconv.Atoi(env(name, strconv.Itoa(def)))
-	if err != nil {
-		return def
-	}
-	return n
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	d, err := time.ParseDuration(env(name, def.String()))
-	if err != nil {
-		return def
-	}
-	return d
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"termin/shared/envconf"
 	"time"
 
 	"termin/gateway/app"
@@ -30,7 +31,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg.Logger = app.NewLogger(os.Stderr)
+	cfg.Logger = envconf.NewLogger(os.Stderr)
 	slog.SetDefault(cfg.Logger)
 	cfg.Logger.Info("gateway configuration", "config", cfg)
 	if len(cfg.AuthSecret) == 0 {

@@ -1,0 +1,78 @@
+// Package envconf is how both binaries read their settings and log them: flag
+// defaults from the environment, a JSON logger whose level LOG_LEVEL sets,
+// and the masking that keeps secrets out of the logged configuration.
+package envconf
+
+import (
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// String is the variable's value, or def when it is unset or empty.
+func String(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// Int is the variable as an integer, or def when it is unset or not a number.
+func Int(name string, def int) int {
+	n, err := strconv.Atoi(String(name, strconv.Itoa(def)))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// Duration is the variable as a duration ("2s"), or def when unset or invalid.
+func Duration(name string, def time.Duration) time.Duration {
+	d, err := time.ParseDuration(String(name, def.String()))
+	if err != nil {
+		return def
+	}
+	return d
+}
+
+// NewLogger is a structured JSON logger; LOG_LEVEL (debug, info, warn, error;
+// default info) sets its level.
+func NewLogger(w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(String("LOG_LEVEL", "info"))); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// Mask shows whether a secret is set, never the secret.
+func Mask(secret string) string {
+	if secret == "" {
+		return "(unset)"
+	}
+	return "***"
+}
+
+// dsnPassword finds a password in a key=value DSN or a URL's query.
+var dsnPassword = regexp.MustCompile(`(?i)((?:password|token)=)[^&\s]+`)
+
+// RedactURLs masks the passwords of a URL, or of comma-separated URLs (a NATS
+// cluster), whether in the user info, the query or a key=value DSN.
+func RedactURLs(s string) string {
+	parts := strings.Split(s, ",")
+	for i, p := range parts {
+		if u, err := url.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			p = u.Redacted()
+		}
+		parts[i] = dsnPassword.ReplaceAllString(p, "${1}xxxxx")
+	}
+	return strings.Join(parts, ",")
+}
+
+// Dur logs a duration as people write it ("2s"), not in nanoseconds.
+func Dur(key string, d time.Duration) slog.Attr { return slog.String(key, d.String()) }
