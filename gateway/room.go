@@ -18,6 +18,12 @@ type RoomConfig struct {
 	Margin int
 	// MaxTickets bounds the gateway's memory: past it new requests get 503.
 	MaxTickets int
+	// MaxInflight bounds the commands this gateway has in the queue at once,
+	// over all slots. Past the booker's pace, more in the queue only costs
+	// stream writes and repeats; the rest wait here, where a repeat is cheap.
+	// The default matches the consumer's MaxAckPending: more in the queue than
+	// the bookers may hold at once gains nothing.
+	MaxInflight int
 	// FullFor is how long a full mark lasts without a refresh, so a lost
 	// announcement cannot keep a slot closed for ever.
 	FullFor time.Duration
@@ -29,7 +35,7 @@ type RoomConfig struct {
 
 // DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
 func DefaultRoomConfig() RoomConfig {
-	return RoomConfig{Margin: 4, MaxTickets: 200_000, FullFor: 30 * time.Second,
+	return RoomConfig{Margin: 4, MaxTickets: 200_000, MaxInflight: 4096, FullFor: 30 * time.Second,
 		PreWindow: 10 * time.Minute, Seed: rand.Uint64()}
 }
 
@@ -49,6 +55,10 @@ type Room struct {
 	mu      sync.Mutex
 	lines   map[int64]*line
 	tickets map[ticketID]*Ticket
+	// inflight counts admitted, undecided tickets; starved are the lines that
+	// have room but wait for the gateway-wide bound, in the order they hit it.
+	inflight int
+	starved  []*line
 }
 
 // NewRoom makes a waiting room; submit puts an admitted ticket in the queue
@@ -165,11 +175,35 @@ func (r *Room) admitLocked(ln *line) {
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
 	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin {
+		if r.cfg.MaxInflight > 0 && r.inflight >= r.cfg.MaxInflight {
+			if !ln.starved {
+				ln.starved = true
+				r.starved = append(r.starved, ln)
+			}
+			return
+		}
 		t := ln.waiting[0]
 		ln.waiting = ln.waiting[1:]
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
+		r.inflight++
 		go r.submit(t)
+	}
+}
+
+// releaseLocked takes an admitted ticket out of the queue's count and lets
+// the lines waiting for the gateway-wide bound go on, first come first.
+func (r *Room) releaseLocked(t *Ticket) {
+	n := len(t.line.inflight)
+	if t.line.inflight = remove(t.line.inflight, t); len(t.line.inflight) == n {
+		return // released before (a stale ticket swept, then decided)
+	}
+	r.inflight--
+	for len(r.starved) > 0 && r.inflight < r.cfg.MaxInflight {
+		ln := r.starved[0]
+		r.starved = r.starved[1:]
+		ln.starved = false
+		r.admitLocked(ln)
 	}
 }
 

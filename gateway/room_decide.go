@@ -13,7 +13,7 @@ func (r *Room) Decide(t *Ticket, d shared.Decision, err error) {
 	defer r.mu.Unlock()
 	ln := t.line
 	now := r.Now()
-	ln.inflight = remove(ln.inflight, t)
+	r.releaseLocked(t)
 	ln.observe(now)
 	switch {
 	case err != nil:
@@ -86,7 +86,7 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 			}
 		default:
 			if t.admitted && now.Sub(t.madeAt) > stale {
-				t.line.inflight = remove(t.line.inflight, t)
+				r.releaseLocked(t)
 				delete(r.tickets, id)
 			}
 		}

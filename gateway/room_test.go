@@ -185,3 +185,35 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxInflight = 2
+	q := &slowBooker{}
+	fresh := func(_ context.Context, id int64) (booker.Slot, error) {
+		return booker.Slot{ID: id, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, nil
+	}
+	room := gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	join := func(slot, patient int64) *gateway.Ticket {
+		s := booker.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+		tk, err := room.Join(t.Context(), s, request(s, patient))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	a1, _, a3 := join(1, 1), join(1, 2), join(1, 3)
+	b1 := join(2, 4)
+	waitFor(t, func() bool { return q.count() == 2 })
+	if pos, _ := room.Position(b1); pos != 1 {
+		t.Errorf("slot 2's first request at position %d, want 1 (waiting, first in its line)", pos)
+	}
+	room.Decide(a1, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 9, Appointment: &shared.Appointment{ID: 1}}, nil)
+	waitFor(t, func() bool { return q.count() == 3 })
+	q.mu.Lock()
+	third := q.submitted[2]
+	q.mu.Unlock()
+	if third != a3 {
+		t.Errorf("after a decision, %+v went in; want slot 1's next request, its line hit the bound first", third.Request)
+	}
+}

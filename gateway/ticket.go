@@ -48,6 +48,7 @@ type line struct {
 	fullUntil time.Time
 	holders   map[int64]struct{}
 	rate      float64 // decisions per second, smoothed, for the estimated wait
+	starved   bool    // waiting for the gateway-wide bound on commands in flight
 	lastDone  time.Time
 }
 

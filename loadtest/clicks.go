@@ -135,8 +135,10 @@ func (l *ledger) settle(c *click, a answer) (again time.Time, repeat bool) {
 		l.patient(c.patient).notBefore = a.end.Add(a.retryAfter)
 	case a.status == 202 || a.status == 503:
 		return a.end.Add(a.retryAfter), true
-	case a.status == 0 || a.status >= 500:
-		return a.end.Add(time.Second), true // no answer: repeat the same key, as a client must
+	case a.status == 0 || a.status == 408 || a.status >= 500:
+		// No answer, or "your request did not arrive in time" (408): repeat
+		// the same key, as a client must.
+		return a.end.Add(time.Second), true
 	}
 	c.status, c.code, c.decided = a.status, a.code, a.end
 	l.undecided--

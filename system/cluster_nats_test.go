@@ -29,7 +29,27 @@ type natsNode struct {
 // startNATSCluster starts size nodes with JetStream, fsync before every ack
 // when syncAlways (as deploy/nats/nats.conf), and waits for the meta leader
 // to see them all.
+//
+// On a loaded machine (go test runs packages side by side) a meta leader
+// election can stall; a cluster that has not formed in 30 s is torn down and
+// formed again on fresh ports and stores, up to three times.
 func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c := formNATSCluster(t, size, syncAlways)
+		if eventually(30*time.Second, func() bool { return c.ready(size) }) {
+			t.Cleanup(c.shutdown)
+			return c
+		}
+		c.shutdown()
+		if attempt == 3 {
+			t.Fatalf("no JetStream meta leader seeing %d nodes within 30 s, %d times", size, attempt)
+		}
+		t.Logf("cluster did not form within 30 s (attempt %d); forming it again", attempt)
+	}
+}
+
+func formNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 	t.Helper()
 	c := &natsCluster{}
 	var routes []string
@@ -41,10 +61,6 @@ func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 	for _, n := range c.nodes {
 		n.routes = strings.Join(routes, ",")
 		n.start(t)
-	}
-	t.Cleanup(c.shutdown)
-	if !eventually(30*time.Second, func() bool { return c.ready(size) }) {
-		t.Fatalf("no JetStream meta leader seeing %d nodes within 30 s", size)
 	}
 	return c
 }
@@ -65,6 +81,9 @@ func (n *natsNode) start(t testing.TB) {
 		return
 	}
 	srv.Start()
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Errorf("nats node %s not accepting connections on port %d", n.name, n.clientPort)
+	}
 	n.srv = srv
 }
 

@@ -67,7 +67,7 @@ func (n *Notifier) process(ctx context.Context, msg jetstream.Msg) error {
 		return err
 	}
 	if !ok {
-		n.Log.Info("no contact data for the patient; nothing sent", "event", ev.ID, "type", ev.Type,
+		n.Log.Debug("no contact data for the patient; nothing sent", "event", ev.ID, "type", ev.Type,
 			"patient", appt.PatientID)
 		return nil
 	}

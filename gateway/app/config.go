@@ -59,6 +59,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.RateWindow, "rate-window", envconf.Duration("RATE_WINDOW", 10*time.Second), "window of the per-patient limit (RATE_WINDOW)")
 	cfg.Room = gateway.DefaultRoomConfig()
 	fs.IntVar(&cfg.Room.Margin, "admission-margin", envconf.Int("ADMISSION_MARGIN", cfg.Room.Margin), "requests per slot in the queue beyond its places left (ADMISSION_MARGIN)")
+	fs.IntVar(&cfg.Room.MaxInflight, "max-inflight", envconf.Int("MAX_INFLIGHT", cfg.Room.MaxInflight), "commands this gateway has in the queue at once, all slots (MAX_INFLIGHT)")
 	fs.IntVar(&cfg.Room.MaxTickets, "max-waiting", envconf.Int("MAX_WAITING", cfg.Room.MaxTickets), "requests held in the waiting room before 503 (MAX_WAITING)")
 	fs.DurationVar(&cfg.Room.FullFor, "full-mark-ttl", envconf.Duration("FULL_MARK_TTL", cfg.Room.FullFor), "how long a full mark lasts without refresh (FULL_MARK_TTL)")
 	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envconf.Duration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
