@@ -15,6 +15,7 @@ func OneByOne(svc Service) BatchService { return oneByOne{svc} }
 
 type oneByOne struct{ svc Service }
 
+// Decide books and cancels op by op, in order.
 func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 	out := make([]Outcome, len(ops))
 	for i, op := range ops {

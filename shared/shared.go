@@ -50,6 +50,7 @@ type Error struct {
 // NewError makes a sentinel error with a code.
 func NewError(code Code, msg string) *Error { return &Error{Code: code, Msg: msg} }
 
+// Error is the message; the code travels beside it, not inside it.
 func (e *Error) Error() string { return e.Msg }
 
 // CodeOf returns the code of the first *Error in err's chain, or CodeInternal.
