@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	"termin/booker"
 	"termin/shared"
 )
@@ -59,6 +61,7 @@ type Room struct {
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
 	starved  []*line
+	reads    singleflight.Group
 }
 
 // NewRoom makes a waiting room; submit puts an admitted ticket in the queue
@@ -88,23 +91,32 @@ func (r *Room) KnownFull(slotID, patient int64) bool {
 // slot's line, admitting whoever may go into the queue now.
 func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookRequest) (*Ticket, error) {
 	id := ticketID{req.PatientID, req.IdempotencyKey}
-	r.mu.Lock()
-	if t := r.tickets[id]; t != nil {
+	for range 3 {
+		r.mu.Lock()
+		if t := r.tickets[id]; t != nil {
+			r.mu.Unlock()
+			return t, nil
+		}
+		if ln := r.currentLine(slot.ID); ln != nil {
+			t, err := r.enterLocked(ln, slot, req, id)
+			r.mu.Unlock()
+			return t, err
+		}
 		r.mu.Unlock()
-		return t, nil
+		if err := r.learn(ctx, slot.ID); err != nil {
+			return nil, err
+		}
 	}
-	ln, err := r.line(ctx, slot)
-	if err != nil {
-		r.mu.Unlock()
-		return nil, err
-	}
+	return nil, ErrUnavailable // the line vanished again and again: let the client repeat
+}
+
+// enterLocked puts a new ticket in the line (or its pre-queue).
+func (r *Room) enterLocked(ln *line, slot booker.Slot, req booker.BookRequest, id ticketID) (*Ticket, error) {
 	now := r.Now()
 	switch {
 	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
-		r.mu.Unlock()
 		return nil, booker.ErrSlotClosed
 	case len(r.tickets) >= r.cfg.MaxTickets:
-		r.mu.Unlock()
 		return nil, ErrUnavailable
 	}
 	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now}
@@ -119,28 +131,41 @@ func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookReques
 		ln.waiting = append(ln.waiting, t)
 	}
 	r.admitLocked(ln)
-	r.mu.Unlock()
 	return t, nil
 }
 
-// line returns the slot's line, asking the database for its places when the
-// room does not know them (a new line, or a full one whose mark expired).
-func (r *Room) line(ctx context.Context, slot booker.Slot) (*line, error) {
-	ln := r.lines[slot.ID]
+// currentLine returns the slot's line if the room knows its places: it
+// exists, and has room, a full mark, or was read from the database within
+// the last second. Otherwise the caller learns them first.
+func (r *Room) currentLine(slotID int64) *line {
+	ln := r.lines[slotID]
 	now := r.Now()
 	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
-		return ln, nil
+		return ln
 	}
-	fresh, err := r.fresh(ctx, slot.ID)
-	if err != nil {
-		return nil, err
-	}
-	if ln == nil {
-		ln = &line{slotID: slot.ID, opensAt: fresh.OpensAt}
-		r.lines[slot.ID] = ln
-	}
-	ln.left, ln.checkAt = fresh.Available(), now.Add(time.Second)
-	return ln, nil
+	return nil
+}
+
+// learn reads the slot's places from the database outside the room's lock,
+// which the allocation-free known-full check shares; concurrent requests for
+// one slot make one read.
+func (r *Room) learn(ctx context.Context, slotID int64) error {
+	_, err, _ := r.reads.Do(strconv.FormatInt(slotID, 10), func() (any, error) {
+		fresh, err := r.fresh(ctx, slotID)
+		if err != nil {
+			return nil, err
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		ln := r.lines[slotID]
+		if ln == nil {
+			ln = &line{slotID: slotID, opensAt: fresh.OpensAt}
+			r.lines[slotID] = ln
+		}
+		ln.left, ln.checkAt = fresh.Available(), r.Now().Add(time.Second)
+		return nil, nil
+	})
+	return err
 }
 
 // Position is the ticket's place in its line and the wait to suggest.

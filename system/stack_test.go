@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ type stack struct {
 	booker  *bookerapp.App
 	gateway *gatewayapp.App
 	http    *http.Client
+	posts   atomic.Int64 // booking requests sent by bookUntilDecided, repeats included
 }
 
 func newStack(t *testing.T) *stack {
@@ -165,6 +167,7 @@ func bookBody(slotID, patientID int64) []byte {
 func (s *stack) bookUntilDecided(slotID, patientID int64, key string, limit time.Duration) (first, final answer, err error) {
 	deadline := time.Now().Add(limit)
 	for {
+		s.posts.Add(1)
 		a, err := s.do("POST", "/api/appointments", key, bookBody(slotID, patientID))
 		if err != nil {
 			return first, a, err

@@ -3,8 +3,6 @@ package jetstream
 import (
 	"sync"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // lane holds the commands waiting for one worker. While the worker decides a
@@ -13,7 +11,7 @@ import (
 type lane struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
-	msgs   []jetstream.Msg
+	msgs   []*entry
 	max    int // batch size
 	closed bool
 }
@@ -25,7 +23,7 @@ func newLane(max int) *lane {
 }
 
 // push adds a message, waiting while the lane already holds two batches.
-func (l *lane) push(m jetstream.Msg) {
+func (l *lane) push(m *entry) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for len(l.msgs) >= 2*l.max {
@@ -44,7 +42,7 @@ func (l *lane) close() {
 }
 
 // take returns the next batch, or false once the lane is closed and empty.
-func (l *lane) take(wait time.Duration) ([]jetstream.Msg, bool) {
+func (l *lane) take(wait time.Duration) ([]*entry, bool) {
 	l.mu.Lock()
 	for len(l.msgs) == 0 && !l.closed {
 		l.cond.Wait()
@@ -55,7 +53,7 @@ func (l *lane) take(wait time.Duration) ([]jetstream.Msg, bool) {
 		l.mu.Lock()
 	}
 	n := min(len(l.msgs), l.max)
-	batch := append([]jetstream.Msg(nil), l.msgs[:n]...)
+	batch := append([]*entry(nil), l.msgs[:n]...)
 	l.msgs = l.msgs[n:]
 	l.cond.Broadcast()
 	l.mu.Unlock()

@@ -2,7 +2,6 @@ package jetstream
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"log/slog"
@@ -84,22 +83,20 @@ func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		lanes[laneOf(m, len(lanes))].push(m)
+		e := p.Worker.parse(m)
+		lanes[laneOf(e, len(lanes))].push(e)
 	}
 }
 
 // laneOf routes a command by its slot: one slot's commands are decided in
 // the order the stream holds them, while the slots of one popular doctor are
 // decided side by side. A command without a slot goes by its subject.
-func laneOf(m jetstream.Msg, lanes int) int {
-	var cmd struct {
-		SlotID int64 `json:"slotId"`
-	}
-	if json.Unmarshal(m.Data(), &cmd) == nil && cmd.SlotID > 0 {
-		return int(uint64(cmd.SlotID) % uint64(lanes))
+func laneOf(e *entry, lanes int) int {
+	if e.err == nil && e.cmd.SlotID > 0 {
+		return int(uint64(e.cmd.SlotID) % uint64(lanes))
 	}
 	h := fnv.New32a()
-	h.Write([]byte(m.Subject()))
+	h.Write([]byte(e.msg.Subject()))
 	return int(h.Sum32() % uint32(lanes))
 }
 

@@ -67,15 +67,11 @@ func dispose(err error) action {
 	return nak
 }
 
-// HandleBatch decides the messages in the database, then records, replies to
+// HandleBatch decides the commands in the database, then records, replies to
 // and acknowledges, naks or terminates each in the background; the returned
 // pending says when that is done and which keys it concerns.
-func (w *Worker) HandleBatch(ctx context.Context, msgs []jetstream.Msg) *pending {
-	w.Metrics.BatchSize.Observe(float64(len(msgs)))
-	entries := make([]*entry, len(msgs))
-	for i, m := range msgs {
-		entries[i] = w.parse(m)
-	}
+func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
+	w.Metrics.BatchSize.Observe(float64(len(entries)))
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
 	p := &pending{done: make(chan struct{}), keys: make(map[string]bool, len(entries))}
@@ -97,11 +93,10 @@ type pending struct {
 
 func (p *pending) wait() { <-p.done }
 
-// overlaps reports whether a message of batch repeats a key of p.
-func (p *pending) overlaps(batch []jetstream.Msg) bool {
-	for _, m := range batch {
-		var cmd shared.Command
-		if json.Unmarshal(m.Data(), &cmd) == nil && p.keys[commandKey(cmd)] {
+// overlaps reports whether a command of batch repeats a key of p.
+func (p *pending) overlaps(batch []*entry) bool {
+	for _, e := range batch {
+		if p.keys[e.key()] {
 			return true
 		}
 	}
@@ -117,6 +112,8 @@ func commandKey(cmd shared.Command) string {
 	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
 }
 
+// parse reads a pulled message once; the entry carries the command through
+// routing, batching and the decision.
 func (w *Worker) parse(m jetstream.Msg) *entry {
 	e := &entry{msg: m, delivered: 1}
 	if meta, err := m.Metadata(); err == nil {
