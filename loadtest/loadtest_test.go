@@ -1,6 +1,7 @@
 package loadtest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -77,6 +78,9 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 		if fi, err := os.Stat(filepath.Join(rep.Dir, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+	if txt, err := os.ReadFile(filepath.Join(rep.Dir, "report.txt")); err != nil || !bytes.Contains(txt, []byte("result: PASS")) {
+		t.Errorf("saved report.txt does not say PASS (err %v)", err)
 	}
 	if len(rep.Answers) == 0 || len(rep.Metrics) == 0 {
 		t.Errorf("report lacks answers (%d lines) or metric deltas (%d lines)", len(rep.Answers), len(rep.Metrics))

@@ -52,10 +52,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if rep.Checks, err = runChecks(cctx, pool, id, e.ledger); err != nil {
 		return rep, err
 	}
+	passed := rep.passed() // before Save, so that report.txt and report.json carry the result
 	if err := rep.Save(); err != nil {
 		return rep, fmt.Errorf("save report: %w", err)
 	}
-	if !rep.passed() {
+	if !passed {
 		return rep, ErrInvariant
 	}
 	return rep, nil

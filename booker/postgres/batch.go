@@ -61,6 +61,7 @@ type known struct {
 type slotRow struct {
 	doctorID int64
 	startAt  time.Time
+	endAt    time.Time
 	capacity int
 	count    int
 	closed   bool

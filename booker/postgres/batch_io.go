@@ -8,6 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// Every statement here reaches time_slot through its primary key with
+// "id = ANY(array)": a join with an unnest would be planned (generically,
+// for ten rows) as a hash join over a sequential scan, and the hot slot's row
+// leaves many dead versions behind it between vacuums, so each batch would
+// wade through all of them.
+
 // read learns, in one round trip, the keys decided before, and locks every
 // slot the batch touches (bookings' and cancellations' alike) in id order, so
 // that concurrent batches queue for the same rows in the same order and
@@ -29,9 +35,9 @@ func (b *batch) read(ctx context.Context) error {
         FROM appointment a JOIN unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key)
           ON a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key`, patients, keys)
 	q.Queue(`
-        SELECT id, doctor_id, start_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
         FROM time_slot
-        WHERE id IN (SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2))
+        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2)))
         ORDER BY id FOR UPDATE`, slots, appts, b.now)
 	q.Queue(`
         SELECT a.slot_id, a.patient_id
@@ -81,7 +87,7 @@ func (b *batch) readSlots(res pgx.BatchResults) error {
 	for rows.Next() {
 		var id int64
 		sl := &slotRow{}
-		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
+		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
 			return err
 		}
 		b.slots[id] = sl
@@ -106,20 +112,24 @@ func (b *batch) readHolders(res pgx.BatchResults) error {
 	return rows.Err()
 }
 
-// insertSQL writes the winners' appointments and their outbox events in one statement.
+// insertSQL writes the winners' appointments and their outbox events in one
+// statement; the events' slot fields come with the winners (read when the
+// slots were locked) rather than from a join with time_slot.
 const insertSQL = `
-WITH a AS (
+WITH w AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[],
+                         $6::timestamptz[], $7::timestamptz[])
+         AS w(slot_id, patient_id, idempotency_key, fingerprint, doctor_id, start_at, end_at)
+), a AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
-    SELECT w.slot_id, w.patient_id, 'BOOKED', w.idempotency_key, w.fingerprint
-    FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[])
-         AS w(slot_id, patient_id, idempotency_key, fingerprint)
+    SELECT slot_id, patient_id, 'BOOKED', idempotency_key, fingerprint FROM w
     RETURNING id, slot_id, patient_id, idempotency_key, created_at
 ), e AS (
     INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
     SELECT 'appointment', a.id, 'appointment.booked', jsonb_build_object(
-        'appointmentId', a.id, 'slotId', a.slot_id, 'patientId', a.patient_id, 'doctorId', t.doctor_id,
-        'startAt', t.start_at, 'endAt', t.end_at, 'createdAt', a.created_at)
-    FROM a JOIN time_slot t ON t.id = a.slot_id
+        'appointmentId', a.id, 'slotId', a.slot_id, 'patientId', a.patient_id, 'doctorId', w.doctor_id,
+        'startAt', w.start_at, 'endAt', w.end_at, 'createdAt', a.created_at)
+    FROM a JOIN w ON w.patient_id = a.patient_id AND w.idempotency_key = a.idempotency_key
 )
 SELECT id, patient_id, idempotency_key, created_at FROM a`
 
@@ -147,18 +157,13 @@ func (b *batch) writeWinners(ctx context.Context) error {
 			ids, counts = append(ids, id), append(counts, int32(sl.granted))
 		}
 	}
-	n := len(b.winners)
-	slots, patients, keys, prints := make([]int64, n), make([]int64, n), make([]string, n), make([]string, n)
-	for k, i := range b.winners {
-		req := b.ops[i].Book
-		slots[k], patients[k], keys[k], prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
-	}
+	w := b.winnerColumns()
 	q := &pgx.Batch{}
 	q.Queue(`
         UPDATE time_slot t SET booked_count = t.booked_count + g.n
         FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
-        WHERE t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
-	q.Queue(insertSQL, slots, patients, keys, prints)
+        WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
+	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends)
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	tag, err := res.Exec()
@@ -172,6 +177,26 @@ func (b *batch) writeWinners(ctx context.Context) error {
 		return err
 	}
 	return res.Close()
+}
+
+// winnerColumns holds insertSQL's arguments, one array per column.
+type winnerColumns struct {
+	slots, patients, doctors []int64
+	keys, prints             []string
+	starts, ends             []time.Time
+}
+
+func (b *batch) winnerColumns() winnerColumns {
+	n := len(b.winners)
+	w := winnerColumns{slots: make([]int64, n), patients: make([]int64, n), doctors: make([]int64, n),
+		keys: make([]string, n), prints: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n)}
+	for k, i := range b.winners {
+		req := b.ops[i].Book
+		sl := b.slots[req.SlotID]
+		w.slots[k], w.patients[k], w.keys[k], w.prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
+		w.doctors[k], w.starts[k], w.ends[k] = sl.doctorID, sl.startAt, sl.endAt
+	}
+	return w
 }
 
 func (b *batch) readWinners(res pgx.BatchResults) error {

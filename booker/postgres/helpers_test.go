@@ -23,9 +23,14 @@ var (
 func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.Pool(t, 32)
+	return newStoreOn(pool), pool
+}
+
+// newStoreOn gives a store on the pool, with the clock at testNow.
+func newStoreOn(pool *pgxpool.Pool) *postgres.Store {
 	store := postgres.NewStore(pool, berlin)
 	store.Now = func() time.Time { return testNow }
-	return store, pool
+	return store
 }
 
 func insertSlot(t testing.TB, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -35,6 +36,11 @@ func main() {
 
 var errUsage = errors.New("usage")
 
+// cpuProfile names a file for a CPU profile of the load generator itself:
+// it shares the machine's cores with the system under test, so its own cost
+// is part of every figure.
+var cpuProfile = new(string)
+
 func run(ctx context.Context) error {
 	o, err := parseFlags(os.Args[1:])
 	if err != nil {
@@ -42,6 +48,13 @@ func run(ctx context.Context) error {
 			return err
 		}
 		return errUsage
+	}
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
 	}
 	rep, err := loadtest.Run(ctx, o)
 	if rep != nil {
@@ -67,6 +80,7 @@ func parseFlags(args []string) (loadtest.Options, error) {
 	fs.Int64Var(&o.Seed, "seed", envInt64("LOADTEST_SEED"), "seed of the random choices and of the run's doctor and patient ids; 0 = from the clock (LOADTEST_SEED)")
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
+	fs.StringVar(cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -78,6 +92,19 @@ func parseFlags(args []string) (loadtest.Options, error) {
 	}
 	o.Zone = loc
 	return o, nil
+}
+
+// startCPUProfile profiles this process until the returned function is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func env(name, def string) string {
