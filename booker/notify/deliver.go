@@ -33,20 +33,64 @@ func (n *Notifier) channels() []channel {
 	}
 }
 
+// contactLookup finds a patient's contact data; ok is false when there is none.
+type contactLookup func(ctx context.Context, patientID int64) (c Contact, ok bool, err error)
+
+// preload reads the contacts of the batch's patients in one query. The lookup
+// it returns answers from that read; should the read fail, it asks the
+// database again per event, so that each event gets the error (and is
+// delivered again later) or its contact.
+func (n *Notifier) preload(ctx context.Context, batch []job) contactLookup {
+	patients := make([]int64, 0, len(batch))
+	for _, j := range batch {
+		if j.err == nil {
+			patients = append(patients, j.appt.PatientID)
+		}
+	}
+	rows, err := n.DB.Query(ctx, `
+        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = ANY($1)`, patients)
+	if err != nil {
+		return n.contact
+	}
+	found := make(map[int64]Contact)
+	for rows.Next() {
+		c, err := scanContact(rows)
+		if err != nil {
+			rows.Close()
+			return n.contact
+		}
+		found[c.PatientID] = c
+	}
+	if rows.Err() != nil {
+		return n.contact
+	}
+	return func(_ context.Context, patientID int64) (Contact, bool, error) {
+		c, ok := found[patientID]
+		return c, ok, nil
+	}
+}
+
 // contact loads the patient's contact data; ok is false when there is none.
 func (n *Notifier) contact(ctx context.Context, patientID int64) (c Contact, ok bool, err error) {
-	var email, phone *string
-	err = n.DB.QueryRow(ctx, `
-        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = $1`,
-		patientID).Scan(&c.PatientID, &c.Name, &email, &phone, &c.Language)
+	c, err = scanContact(n.DB.QueryRow(ctx, `
+        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = $1`, patientID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Contact{}, false, nil
 	}
 	if err != nil {
 		return Contact{}, false, fmt.Errorf("notify: load contact: %w", err)
 	}
-	c.Email, c.Phone = deref(email), deref(phone)
 	return c, true, nil
+}
+
+func scanContact(row pgx.Row) (Contact, error) {
+	var c Contact
+	var email, phone *string
+	if err := row.Scan(&c.PatientID, &c.Name, &email, &phone, &c.Language); err != nil {
+		return Contact{}, err
+	}
+	c.Email, c.Phone = deref(email), deref(phone)
+	return c, nil
 }
 
 // sendTimeout bounds one send, and so how long a claim holds its row lock.

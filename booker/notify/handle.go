@@ -25,19 +25,20 @@ type sendError struct {
 func (e *sendError) Error() string { return e.channel + ": " + e.err.Error() }
 func (e *sendError) Unwrap() error { return e.err }
 
-// Handle processes one event and acknowledges, naks or parks it:
+// handle processes one event and acknowledges, naks or parks it:
 //   - sent (or nothing to send): Ack;
 //   - malformed: parked at once;
 //   - a channel failed on the last allowed attempt: parked;
 //   - otherwise (a channel failed earlier, or the database is away): NakWithDelay,
 //     the delay doubling with each delivery. A database failure never parks an
 //     event: it is not the event's fault and passes.
-func (n *Notifier) Handle(ctx context.Context, msg jetstream.Msg) {
+func (n *Notifier) handle(ctx context.Context, j job) {
+	msg := j.msg
 	delivered := uint64(1)
 	if meta, err := msg.Metadata(); err == nil {
 		delivered = meta.NumDelivered
 	}
-	err := n.process(ctx, msg)
+	err := n.process(ctx, j)
 	var failed *sendError
 	switch {
 	case err == nil:
@@ -57,12 +58,12 @@ func (n *Notifier) Handle(ctx context.Context, msg jetstream.Msg) {
 
 // process sends the event's message on every channel the patient has and that
 // has not sent it yet. It returns the failures of all channels.
-func (n *Notifier) process(ctx context.Context, msg jetstream.Msg) error {
-	ev, appt, err := decode(msg.Data())
-	if err != nil {
-		return err
+func (n *Notifier) process(ctx context.Context, j job) error {
+	ev, appt := j.ev, j.appt
+	if j.err != nil {
+		return j.err
 	}
-	c, ok, err := n.contact(ctx, appt.PatientID)
+	c, ok, err := j.contact(ctx, appt.PatientID)
 	if err != nil {
 		return err
 	}

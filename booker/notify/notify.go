@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/booker/outbox"
 )
@@ -85,39 +86,87 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream
 }
 
 // Run pulls and handles events until ctx is cancelled. Then it stops pulling,
-// finishes the events in hand and returns.
+// finishes the events in hand and returns. Events come in batches, and one
+// query loads the contacts of a whole batch: at 7:00 every event is a new
+// patient, and a lookup per event would cost the database as much as the
+// bookings themselves.
 func (n *Notifier) Run(ctx context.Context) error {
-	it, err := n.Consumer.Messages(jetstream.PullMaxMessages(2 * n.workers()))
-	if err != nil {
-		return fmt.Errorf("notify: pull: %w", err)
-	}
-	stop := context.AfterFunc(ctx, it.Drain)
-	defer stop()
-	msgs := make(chan jetstream.Msg)
+	jobs := make(chan job, fetchBatch)
 	work := context.WithoutCancel(ctx) // events in hand are finished after shutdown begins
 	var wg sync.WaitGroup
 	for range n.workers() {
 		wg.Go(func() {
-			for m := range msgs {
-				n.Handle(work, m)
+			for j := range jobs {
+				n.handle(work, j)
 			}
 		})
 	}
-	for {
-		m, err := it.Next()
-		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-			break
-		}
+	defer wg.Wait()
+	defer close(jobs)
+	for ctx.Err() == nil {
+		msgs, err := n.fetch()
 		if err != nil {
 			n.Log.Warn("pulling events", "err", err)
-			time.Sleep(100 * time.Millisecond)
+			sleep(ctx, 100*time.Millisecond)
 			continue
 		}
-		msgs <- m
+		batch := make([]job, len(msgs))
+		for i, m := range msgs {
+			batch[i] = newJob(m)
+		}
+		contacts := n.preload(work, batch)
+		for _, j := range batch {
+			j.contact = contacts
+			jobs <- j
+		}
 	}
-	close(msgs)
-	wg.Wait()
 	return nil
+}
+
+// fetchBatch and fetchWait bound a pull: a full batch comes back at once, a
+// partial one after fetchWait, which is also how late a quiet hour's
+// confirmation may start.
+const (
+	fetchBatch = 64
+	fetchWait  = 100 * time.Millisecond
+)
+
+// job is one event, decoded once, with the contacts preloaded for its batch.
+type job struct {
+	msg     jetstream.Msg
+	ev      outbox.Event
+	appt    outbox.Appointment
+	err     error // a malformed event
+	contact contactLookup
+}
+
+func newJob(m jetstream.Msg) job {
+	ev, appt, err := decode(m.Data())
+	return job{msg: m, ev: ev, appt: appt, err: err}
+}
+
+func (n *Notifier) fetch() ([]jetstream.Msg, error) {
+	batch, err := n.Consumer.Fetch(fetchBatch, jetstream.FetchMaxWait(fetchWait))
+	if err != nil {
+		return nil, err
+	}
+	var msgs []jetstream.Msg
+	for m := range batch.Messages() {
+		msgs = append(msgs, m)
+	}
+	if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && len(msgs) == 0 {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (n *Notifier) workers() int {
