@@ -217,3 +217,37 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 		t.Errorf("after a decision, %+v went in; want slot 1's next request, its line hit the bound first", third.Request)
 	}
 }
+
+// TestRoomEstimatesTheWaitFromBatchedDecisions feeds the room decisions the
+// way the booker makes them, fifty at one instant every half second (100/s),
+// and checks the wait told to the client at position 1000: about 10 s, not
+// the 1 s floor that instantaneous gaps between decisions would suggest.
+func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
+	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
+	room, q := newRoom(t, slot, gateway.DefaultRoomConfig())
+	clock := time.Now()
+	room.Now = func() time.Time { return clock }
+	var tickets []*gateway.Ticket
+	for p := range int64(1200) {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	waitFor(t, func() bool { return q.count() == len(tickets) })
+	for batch := range 4 {
+		for _, tk := range tickets[batch*50 : (batch+1)*50] {
+			room.Decide(tk, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 50_000,
+				Appointment: &shared.Appointment{ID: 1}}, nil)
+		}
+		clock = clock.Add(500 * time.Millisecond)
+	}
+	pos, wait := room.Position(tickets[1199])
+	if pos != 1000 {
+		t.Fatalf("position %d, want 1000", pos)
+	}
+	if wait < 8*time.Second || wait > 12*time.Second {
+		t.Errorf("estimated wait %v at position 1000 after 100 decisions/s; want about 10s", wait)
+	}
+}

@@ -49,7 +49,10 @@ type line struct {
 	holders   map[int64]struct{}
 	rate      float64 // decisions per second, smoothed, for the estimated wait
 	starved   bool    // waiting for the gateway-wide bound on commands in flight
-	lastDone  time.Time
+	// windowStart and counted are the decisions counted towards the rate.
+	windowStart time.Time
+	counted     int
+	lastDone    time.Time
 }
 
 func (ln *line) knownFull(now time.Time, patient int64) bool {
@@ -90,18 +93,28 @@ func (ln *line) wait(now time.Time, position int) time.Duration {
 	return min(max(d, time.Second), 30*time.Second)
 }
 
-// observe updates the smoothed decision rate with one more decision.
+// rateWindow is the span over which a line counts its decisions. The booker
+// decides in batches, many at one instant: the gaps between single decisions
+// say nothing of the pace, so the rate is decisions per window.
+const rateWindow = time.Second
+
+// observe counts one more decision and, once a window is over, folds its
+// count into the smoothed rate. A window that a pause stretched past ten
+// windows is dropped: it would show the pause, not the pace.
 func (ln *line) observe(now time.Time) {
-	if !ln.lastDone.IsZero() {
-		if gap := now.Sub(ln.lastDone).Seconds(); gap > 0 {
-			r := 1 / gap
-			if ln.rate == 0 {
-				ln.rate = r
-			} else {
-				ln.rate = 0.9*ln.rate + 0.1*r
-			}
+	switch el := now.Sub(ln.windowStart); {
+	case ln.windowStart.IsZero() || el > 10*rateWindow:
+		ln.windowStart, ln.counted = now, 0
+	case el >= rateWindow:
+		r := float64(ln.counted) / el.Seconds()
+		if ln.rate == 0 {
+			ln.rate = r
+		} else {
+			ln.rate = 0.5*ln.rate + 0.5*r
 		}
+		ln.windowStart, ln.counted = now, 0
 	}
+	ln.counted++
 	ln.lastDone = now
 }
 
