@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,7 +39,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep := newReport(o, p)
 	before := scrapeBoth(ctx, o, rep)
 	e := newEngine(o, p.load, id)
+	cpu0 := cpuTime()
 	runLoad(ctx, e, p)
+	rep.Notes = append(rep.Notes, generatorCPU(cpuTime()-cpu0, e.stats))
 	after := scrapeBoth(context.WithoutCancel(ctx), o, rep)
 	for _, src := range []string{"gateway", "booker"} {
 		rep.Metrics = append(rep.Metrics, deltas(src, before[src], after[src])...)
@@ -111,4 +114,25 @@ func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
 		out[src] = s
 	}
 	return out
+}
+
+// generatorCPU says what the load generator itself spent: it shares the
+// machine's cores with the system under test, so its cost per request is
+// part of every throughput figure measured here.
+func generatorCPU(cpu time.Duration, s *stats) string {
+	n := s.sentTotal()
+	if n == 0 {
+		return fmt.Sprintf("load generator CPU %.1f s", cpu.Seconds())
+	}
+	return fmt.Sprintf("load generator CPU %.1f s, %.0f µs per request sent", cpu.Seconds(),
+		float64(cpu.Microseconds())/float64(n))
+}
+
+// cpuTime is this process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

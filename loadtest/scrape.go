@@ -17,6 +17,7 @@ var watchedFamilies = []string{
 	"gateway_requests_total", "gateway_admission_total", "gateway_booking_duration_seconds_count",
 	"booker_bookings_total", "booker_redeliveries_total", "booker_db_retries_total",
 	"booker_messages_terminated_total", "booker_queue_pending",
+	"process_cpu_seconds_total", // the system's own CPU, to divide by the bookings
 }
 
 // sample is one scrape: each series' value by its full name with labels,

@@ -133,3 +133,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// sentTotal is the number of requests sent, of every attack.
+func (s *stats) sentTotal() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, m := range s.attacks {
+		n += int(m.Requests)
+	}
+	return n
+}
