@@ -74,7 +74,26 @@ func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult
 	if err != nil {
 		return BookingResult{}, err
 	}
+	if pos, wait, ok := f.beyondBudget(t); ok {
+		f.Metrics.outcome(outcomeQueued)
+		return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
+	}
 	return f.await(ctx, t, req, deadline)
+}
+
+// beyondBudget tells, for an undecided ticket whose estimated wait is longer
+// than the budget, its position and wait: such a request is answered 202 at
+// once rather than held for the whole budget. Held requests are what a
+// falling-behind system cannot afford: each keeps a connection, and the
+// clients open more.
+func (f *Front) beyondBudget(t *Ticket) (int, time.Duration, bool) {
+	select {
+	case <-t.Done():
+		return 0, 0, false
+	default:
+	}
+	pos, retry, eta, known := f.Room.Outlook(t)
+	return pos, retry, known && eta > f.Budget
 }
 
 // await waits for the ticket's decision until the deadline; past it the

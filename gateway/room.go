@@ -176,6 +176,17 @@ func (r *Room) Position(t *Ticket) (int, time.Duration) {
 	return p, t.line.wait(r.Now(), p)
 }
 
+// Outlook is Position with the estimated time to the ticket's decision;
+// known is false while its slot's pace is not measured yet.
+func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.Now()
+	position = t.line.position(t)
+	eta, known = t.line.eta(now, position)
+	return position, t.line.wait(now, position), eta, known
+}
+
 // open runs the opening lottery: the pre-queue goes first, in a random order
 // drawn from the seed and the slot, then everyone who came after the opening.
 func (r *Room) open(ln *line) {

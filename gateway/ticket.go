@@ -86,11 +86,23 @@ func (ln *line) wait(now time.Time, position int) time.Duration {
 	if now.Before(ln.opensAt) {
 		return ln.opensAt.Sub(now) + time.Second
 	}
-	if ln.rate <= 0 {
+	eta, known := ln.eta(now, position)
+	if !known {
 		return time.Second
 	}
-	d := time.Duration(float64(position) / ln.rate * float64(time.Second))
-	return min(max(d, time.Second), 30*time.Second)
+	return min(max(eta, time.Second), 30*time.Second)
+}
+
+// eta estimates how long the request at position waits for its decision;
+// known is false while the line has no measured pace yet.
+func (ln *line) eta(now time.Time, position int) (eta time.Duration, known bool) {
+	if now.Before(ln.opensAt) {
+		return ln.opensAt.Sub(now), true
+	}
+	if ln.rate <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(position) / ln.rate * float64(time.Second)), true
 }
 
 // rateWindow is the span over which a line counts its decisions. The booker

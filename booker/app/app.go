@@ -80,7 +80,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.startEvents(ctx, js, reg); err != nil {
 		return err
 	}
-	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, Conn: a.nc, Metrics: metrics,
+	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Announcer: &jetstream.Announcer{Conn: a.nc, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
 	return a.startSchedules()
 }

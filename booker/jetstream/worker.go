@@ -25,9 +25,11 @@ var errMalformed = errors.New("malformed command")
 type Worker struct {
 	Service   booker.BatchService
 	Decisions jetstream.KeyValue
-	Conn      *nats.Conn
-	Metrics   *Metrics
-	Log       *slog.Logger
+	// JS reads the decisions of a batch in one request.
+	JS      jetstream.JetStream
+	Conn    *nats.Conn
+	Metrics *Metrics
+	Log     *slog.Logger
 	// Retries is how often a transient database failure is retried within one
 	// delivery before the messages are handed back to JetStream.
 	Retries int
@@ -162,7 +164,9 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	switch dispose(e.err) {
 	case ack:
 		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e.decision)
-		if err := e.msg.DoubleAck(ctx); err != nil {
+		// A plain ack, not a confirmed one: an ack that gets lost only brings
+		// the command back after AckWait, and it is answered from its record.
+		if err := e.msg.Ack(); err != nil {
 			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err,
 				"request_id", e.cmd.TraceID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
 		}

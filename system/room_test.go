@@ -1,0 +1,47 @@
+package system_test
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/booker"
+)
+
+// TestDeepInTheLineIsToldAtOnce: once a slot's pace is measured, a request
+// whose estimated wait is longer than the reply budget gets its 202, with its
+// position and when to ask again, at once instead of after the whole budget.
+func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
+	s := newStack(t)
+	if err := s.booker.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.startBooker(func(svc booker.Service) booker.Service {
+		return &serialBooker{Service: svc, delay: 100 * time.Millisecond} // 10 decisions/s
+	}, nil)
+	slot := s.slot(42, time.Now().Add(24*time.Hour), 100)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() { _, _ = s.do("POST", "/api/appointments", fmt.Sprint("line-", i), bookBody(slot, int64(1000+i))) })
+	}
+	t.Cleanup(wg.Wait)
+	deadline := time.Now().Add(10 * time.Second)
+	for probe := 0; time.Now().Before(deadline); probe++ {
+		start := time.Now()
+		a := s.mustDo("POST", "/api/appointments", fmt.Sprint("probe-", probe), bookBody(slot, int64(5000+probe)))
+		took := time.Since(start)
+		retry, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		pos, _ := a.body["position"].(float64)
+		if a.status == http.StatusAccepted && took < replyBudget/2 {
+			if retry < 1 || pos < 2 {
+				t.Fatalf("early 202 with Retry-After %d and position %v; want both set", retry, a.body["position"])
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no request deep in the line was answered before half the %v budget", replyBudget)
+}
