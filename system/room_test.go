@@ -25,7 +25,9 @@ func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 100)
 	var wg sync.WaitGroup
 	for i := range 40 {
-		wg.Go(func() { _, _ = s.do("POST", "/api/appointments", fmt.Sprint("line-", i), bookBody(slot, int64(1000+i))) })
+		wg.Go(func() {
+			_, _ = s.do("POST", "/api/appointments", fmt.Sprint("line-", i), bookBody(slot, int64(1000+i)))
+		})
 	}
 	t.Cleanup(wg.Wait)
 	deadline := time.Now().Add(10 * time.Second)
