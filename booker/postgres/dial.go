@@ -22,13 +22,6 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		cfg.MaxConns = maxConns
 	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	// Plan each statement for its arguments and the tables as they are now. A
-	// cached generic plan made while a table was small (a new database, or no
-	// ANALYZE since: autovacuum may lag or be off) keeps its sequential scans
-	// while the table grows under the burst; planning costs far less than that.
-	if cfg.ConnConfig.RuntimeParams["plan_cache_mode"] == "" {
-		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "termin"
 	}
