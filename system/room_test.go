@@ -1,6 +1,7 @@
 package system_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"termin/booker"
+	bookerapp "termin/booker/app"
+	"termin/booker/jetstream"
 )
 
 // TestDeepInTheLineIsToldAtOnce: once a slot's pace is measured, a request
@@ -19,9 +22,7 @@ func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	s.startBooker(func(svc booker.Service) booker.Service {
-		return &serialBooker{Service: svc, delay: 100 * time.Millisecond} // 10 decisions/s
-	}, nil)
+	s.startPacedBooker(100 * time.Millisecond) // 10 decisions/s, one at a time
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 100)
 	var wg sync.WaitGroup
 	for i := range 40 {
@@ -46,4 +47,24 @@ func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("no request deep in the line was answered before half the %v budget", replyBudget)
+}
+
+// startPacedBooker starts a booker that decides one command at a time, each
+// taking delay: decisions come back at a steady pace, not a batch at once,
+// so the gateway can measure it.
+func (s *stack) startPacedBooker(delay time.Duration) {
+	s.t.Helper()
+	stream := jetstream.DefaultConfig()
+	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
+		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
+		Workers: 1, BatchSize: 1, BatchWait: time.Millisecond, DBConns: 4, Migrate: true, Stream: stream,
+		Logger: quietLogger(), Decorate: func(svc booker.Service) booker.Service {
+			return &serialBooker{Service: svc, delay: delay}
+		},
+	})
+	if err != nil {
+		s.t.Fatalf("start booker: %v", err)
+	}
+	s.t.Cleanup(func() { shutdown(a.Shutdown) })
+	s.booker = a
 }
