@@ -170,10 +170,8 @@ func (r *Room) learn(ctx context.Context, slotID int64) error {
 
 // Position is the ticket's place in its line and the wait to suggest.
 func (r *Room) Position(t *Ticket) (int, time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p := t.line.position(t)
-	return p, t.line.wait(r.Now(), p)
+	p, retry, _, _ := r.Outlook(t)
+	return p, retry
 }
 
 // Outlook is Position with the estimated time to the ticket's decision;

@@ -47,6 +47,20 @@ func fullRoom(tb testing.TB, slotID, holder int64) *gateway.Room {
 	return room
 }
 
+// joinAll lets patients 0..n-1 join the slot's line, in that order.
+func joinAll(t *testing.T, room *gateway.Room, slot booker.Slot, n int64) []*gateway.Ticket {
+	t.Helper()
+	tickets := make([]*gateway.Ticket, 0, n)
+	for p := range n {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	return tickets
+}
+
 func request(slot booker.Slot, patient int64) booker.BookRequest {
 	return booker.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
 }
@@ -56,14 +70,7 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.Margin = 1
 	room, q := newRoom(t, slot, cfg)
-	var tickets []*gateway.Ticket
-	for p := range int64(10) {
-		tk, err := room.Join(t.Context(), slot, request(slot, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
+	tickets := joinAll(t, room, slot, 10)
 	waitFor(t, func() bool { return q.count() == 3 }) // 2 places + margin 1
 	last := 0
 	for i, tk := range tickets {
@@ -102,14 +109,7 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 		cfg := gateway.DefaultRoomConfig()
 		cfg.Seed = seed
 		room, q := newRoom(t, slot, cfg)
-		var tickets []*gateway.Ticket
-		for p := range int64(20) {
-			tk, err := room.Join(t.Context(), slot, request(slot, p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tickets = append(tickets, tk)
-		}
+		tickets := joinAll(t, room, slot, 20)
 		if q.count() != 0 {
 			t.Fatal("pre-queue admitted before the opening")
 		}
@@ -227,14 +227,7 @@ func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
 	room, q := newRoom(t, slot, gateway.DefaultRoomConfig())
 	clock := time.Now()
 	room.Now = func() time.Time { return clock }
-	var tickets []*gateway.Ticket
-	for p := range int64(1200) {
-		tk, err := room.Join(t.Context(), slot, request(slot, p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
+	tickets := joinAll(t, room, slot, 1200)
 	waitFor(t, func() bool { return q.count() == len(tickets) })
 	for batch := range 4 {
 		for _, tk := range tickets[batch*50 : (batch+1)*50] {

@@ -83,11 +83,11 @@ func (ln *line) position(t *Ticket) int {
 
 // wait estimates when a client at position should ask again.
 func (ln *line) wait(now time.Time, position int) time.Duration {
-	if now.Before(ln.opensAt) {
-		return ln.opensAt.Sub(now) + time.Second
-	}
 	eta, known := ln.eta(now, position)
-	if !known {
+	switch {
+	case now.Before(ln.opensAt):
+		return eta + time.Second
+	case !known:
 		return time.Second
 	}
 	return min(max(eta, time.Second), 30*time.Second)

@@ -1,7 +1,6 @@
 package system_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -54,17 +53,11 @@ func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
 // so the gateway can measure it.
 func (s *stack) startPacedBooker(delay time.Duration) {
 	s.t.Helper()
-	stream := jetstream.DefaultConfig()
-	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
+	s.startBookerWith(bookerapp.Config{
 		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
-		Workers: 1, BatchSize: 1, BatchWait: time.Millisecond, DBConns: 4, Migrate: true, Stream: stream,
-		Logger: quietLogger(), Decorate: func(svc booker.Service) booker.Service {
+		Workers: 1, BatchSize: 1, BatchWait: time.Millisecond, DBConns: 4, Migrate: true,
+		Stream: jetstream.DefaultConfig(), Logger: quietLogger(), Decorate: func(svc booker.Service) booker.Service {
 			return &serialBooker{Service: svc, delay: delay}
 		},
 	})
-	if err != nil {
-		s.t.Fatalf("start booker: %v", err)
-	}
-	s.t.Cleanup(func() { shutdown(a.Shutdown) })
-	s.booker = a
 }

@@ -83,10 +83,16 @@ func (s *stack) startBooker(decorate func(booker.Service) booker.Service, stream
 		def.AckWait = 2 * time.Second // a killed booker's commands come back quickly
 		stream = &def
 	}
-	a, err := bookerapp.Start(context.Background(), bookerapp.Config{
+	return s.startBookerWith(bookerapp.Config{
 		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
 		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true, Stream: *stream, Logger: quietLogger(), Decorate: decorate,
 	})
+}
+
+// startBookerWith starts a booker with cfg, stopped when the test ends.
+func (s *stack) startBookerWith(cfg bookerapp.Config) *bookerapp.App {
+	s.t.Helper()
+	a, err := bookerapp.Start(context.Background(), cfg)
 	if err != nil {
 		s.t.Fatalf("start booker: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,21 +21,16 @@ import (
 // was a sixth of the service's CPU per booking.
 func (w *Worker) answerRecorded(ctx context.Context, entries []*entry) {
 	bySubject := map[string][]*entry{}
-	var subjects []string
 	for _, e := range entries {
-		if e.err != nil || e.cmd.Kind != shared.KindBook {
-			continue
+		if e.err == nil && e.cmd.Kind == shared.KindBook {
+			subj := w.decisionSubject(shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey))
+			bySubject[subj] = append(bySubject[subj], e)
 		}
-		subj := w.decisionSubject(shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey))
-		if bySubject[subj] == nil {
-			subjects = append(subjects, subj)
-		}
-		bySubject[subj] = append(bySubject[subj], e)
 	}
-	if len(subjects) == 0 {
+	if len(bySubject) == 0 {
 		return
 	}
-	found, err := w.recordedMany(ctx, subjects)
+	found, err := w.recordedMany(ctx, slices.Collect(maps.Keys(bySubject)))
 	for subj, es := range bySubject {
 		for _, e := range es {
 			if d, ok := found[subj]; ok && err == nil {
@@ -166,12 +163,10 @@ func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
 
 // recorded reads the decision of a key, if there is one.
 func (w *Worker) recorded(ctx context.Context, key string) (shared.Decision, bool, error) {
-	found, err := w.recordedMany(ctx, []string{w.decisionSubject(key)})
-	if err != nil {
-		return shared.Decision{}, false, err
-	}
-	d, ok := found[w.decisionSubject(key)]
-	return d, ok, nil
+	subj := w.decisionSubject(key)
+	found, err := w.recordedMany(ctx, []string{subj})
+	d, ok := found[subj]
+	return d, ok, err
 }
 
 // maxMultiGet stays below the 1,024 subjects the server answers in one

@@ -36,21 +36,16 @@ func main() {
 
 var errUsage = errors.New("usage")
 
-// cpuProfile names a file for a CPU profile of the load generator itself:
-// it shares the machine's cores with the system under test, so its own cost
-// is part of every figure.
-var cpuProfile = new(string)
-
 func run(ctx context.Context) error {
-	o, err := parseFlags(os.Args[1:])
+	o, cpuProfile, err := parseFlags(os.Args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return errUsage
 	}
-	if *cpuProfile != "" {
-		stopProfile, err := startCPUProfile(*cpuProfile)
+	if cpuProfile != "" {
+		stopProfile, err := startCPUProfile(cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -65,10 +60,12 @@ func run(ctx context.Context) error {
 }
 
 // parseFlags reads the options, each with a default from the environment,
-// so that `loadtest -h` lists every setting and its variable.
-func parseFlags(args []string) (loadtest.Options, error) {
+// so that `loadtest -h` lists every setting and its variable; cpuProfile
+// names a file for the load generator's own CPU profile (it shares the
+// machine's cores with the system under test, so its cost is in every figure).
+func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error) {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	o := loadtest.Options{Progress: os.Stderr}
+	o = loadtest.Options{Progress: os.Stderr}
 	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day (LOADTEST_SCENARIO)")
 	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", "http://127.0.0.1:8080"), "gateway base URL (GATEWAY_URL)")
 	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", "http://127.0.0.1:9091/metrics"), "booker /metrics URL; empty skips it (BOOKER_METRICS_URL)")
@@ -80,18 +77,18 @@ func parseFlags(args []string) (loadtest.Options, error) {
 	fs.Int64Var(&o.Seed, "seed", envInt64("LOADTEST_SEED"), "seed of the random choices and of the run's doctor and patient ids; 0 = from the clock (LOADTEST_SEED)")
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
-	fs.StringVar(cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		return o, "", err
 	}
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
 		fmt.Fprintln(fs.Output(), "loadtest: CLINIC_TZ:", err)
-		return o, err
+		return o, "", err
 	}
 	o.Zone = loc
-	return o, nil
+	return o, cpuProfile, nil
 }
 
 // startCPUProfile profiles this process until the returned function is called.
