@@ -71,6 +71,15 @@ func (r *Room) Sizes() (waiting, pre int) {
 	return waiting, pre
 }
 
+// Held counts the tickets the room holds, decided or not. A caller that must
+// know a request has taken its place in line (a test of the arrival order)
+// waits for it to grow.
+func (r *Room) Held() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.tickets)
+}
+
 // Sweep forgets tickets decided more than keep ago, tickets stuck undecided
 // for longer than stale (their decision is on record for a repeat), and lines
 // nothing depends on any more. It keeps memory bounded after a burst.

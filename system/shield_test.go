@@ -137,7 +137,9 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 		clients[i] = &client{slot: slot, patient: int64(100 + i), key: fmt.Sprintf("slow-%d", i)}
 		c := clients[i]
 		wg.Go(func() { c.first, c.final, c.err = s.bookUntilDecided(c.slot, c.patient, c.key, 30*time.Second) })
-		time.Sleep(10 * time.Millisecond) // a defined arrival order
+		// A defined arrival order: the next client comes once this one holds
+		// its place (a sleep is not enough while the room reads the slot).
+		waitUntil(t, 5*time.Second, func() bool { return s.gateway.Front().Room.Held() > i })
 	}
 	wg.Wait()
 	last, booked := 0, 0
