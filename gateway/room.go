@@ -128,6 +128,7 @@ func (r *Room) enterLocked(ln *line, slot booker.Slot, req booker.BookRequest, i
 			time.AfterFunc(ln.opensAt.Sub(now), func() { r.open(ln) })
 		}
 	} else {
+		t.seq = ln.admitted + len(ln.waiting)
 		ln.waiting = append(ln.waiting, t)
 	}
 	r.admitLocked(ln)
@@ -198,6 +199,9 @@ func (r *Room) open(ln *line) {
 	}
 	ln.waiting = append(ln.pre, ln.waiting...)
 	ln.pre = nil
+	for i, t := range ln.waiting {
+		t.seq = ln.admitted + i
+	}
 	r.admitLocked(ln)
 }
 
@@ -218,6 +222,7 @@ func (r *Room) admitLocked(ln *line) {
 		}
 		t := ln.waiting[0]
 		ln.waiting = ln.waiting[1:]
+		ln.admitted++
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
 		r.inflight++

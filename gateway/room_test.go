@@ -48,7 +48,7 @@ func fullRoom(tb testing.TB, slotID, holder int64) *gateway.Room {
 }
 
 // joinAll lets patients 0..n-1 join the slot's line, in that order.
-func joinAll(t *testing.T, room *gateway.Room, slot booker.Slot, n int64) []*gateway.Ticket {
+func joinAll(t testing.TB, room *gateway.Room, slot booker.Slot, n int64) []*gateway.Ticket {
 	t.Helper()
 	tickets := make([]*gateway.Ticket, 0, n)
 	for p := range n {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"slices"
 	"time"
 
 	"termin/booker"
@@ -22,6 +23,10 @@ type Ticket struct {
 	DoctorID int64
 	admitted bool
 	pre      bool
+	// seq is the ticket's place in its line's waiting list counted from the
+	// line's first waiter ever: its position is seq minus the line's count of
+	// admissions, found without a scan of the line.
+	seq      int
 	done     chan struct{}
 	decision shared.Decision
 	err      error
@@ -44,6 +49,7 @@ type line struct {
 	opensAt   time.Time
 	inflight  []*Ticket // admitted, undecided, in admission order
 	waiting   []*Ticket // arrival order
+	admitted  int       // tickets that ever left waiting at its head
 	pre       []*Ticket // arrived in the window before the opening
 	fullUntil time.Time
 	holders   map[int64]struct{}
@@ -63,22 +69,23 @@ func (ln *line) knownFull(now time.Time, patient int64) bool {
 	return !holds
 }
 
-// position counts the requests ahead of t, t included.
+// position counts the requests ahead of t, t included. Clients ask for it
+// with every repeat, under the room's lock, while the line may be 100,000
+// long: a waiting ticket's position is computed, not searched. The admitted
+// are few (places left + margin) and leave in any order, so they are counted.
 func (ln *line) position(t *Ticket) int {
-	if t.pre {
+	select {
+	case <-t.done:
+		return 1
+	default:
+	}
+	switch {
+	case t.pre:
 		return len(ln.pre)
+	case t.admitted:
+		return max(1, slices.Index(ln.inflight, t)+1)
 	}
-	for i, u := range ln.inflight {
-		if u == t {
-			return i + 1
-		}
-	}
-	for i, u := range ln.waiting {
-		if u == t {
-			return len(ln.inflight) + i + 1
-		}
-	}
-	return 1
+	return len(ln.inflight) + t.seq - ln.admitted + 1
 }
 
 // wait estimates when a client at position should ask again.

@@ -1,0 +1,117 @@
+package gateway_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"termin/booker"
+	"termin/gateway"
+	"termin/shared"
+)
+
+// BenchmarkOutlookDeepLine asks for the place of the last ticket in a line
+// of 100,000: what every repeat of a queued client costs during a rush the
+// booker cannot keep up with, under the lock the whole room shares.
+func BenchmarkOutlookDeepLine(b *testing.B) {
+	const n = 100_000
+	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+	room, _ := newRoom(b, slot, gateway.DefaultRoomConfig())
+	tickets := joinAll(b, room, slot, n)
+	for b.Loop() {
+		if pos, _, _, _ := room.Outlook(tickets[n-1]); pos != n {
+			b.Fatalf("position %d, want %d", pos, n)
+		}
+	}
+}
+
+// TestPositionsFollowTheLineAsItMoves checks the computed positions against
+// their definition, the ticket's rank among the line's undecided tickets,
+// while decisions admit waiters, the slot fills and refuses them, and opens
+// again for new arrivals.
+func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
+	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1000}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxInflight = 3
+	room, q := newRoom(t, slot, cfg)
+	tickets := joinAll(t, room, slot, 10)
+	waitFor(t, func() bool { return q.count() == 3 })
+	booked := func(left int) shared.Decision {
+		return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
+	}
+	checkRanks(t, room, tickets, "at first")
+	room.Decide(tickets[1], booked(999), nil) // out of admission order
+	checkRanks(t, room, tickets, "after a decision in the middle")
+	room.Decide(tickets[0], booked(998), nil)
+	room.Decide(tickets[2], booked(997), nil)
+	checkRanks(t, room, tickets, "after two more")
+	room.Decide(tickets[3], booked(0), nil) // full: the waiters are refused
+	room.SlotState(shared.SlotState{SlotID: 1, Left: 5})
+	for p := int64(100); p < 103; p++ {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	checkRanks(t, room, tickets, "after the slot filled and opened again")
+}
+
+// checkRanks wants each undecided ticket's position to be its rank among the
+// undecided ones, in the order they joined (here also the admission order).
+func checkRanks(t *testing.T, room *gateway.Room, tickets []*gateway.Ticket, when string) {
+	t.Helper()
+	rank := 0
+	for i, tk := range tickets {
+		select {
+		case <-tk.Done():
+			continue
+		default:
+		}
+		rank++
+		if pos, _ := room.Position(tk); pos != rank {
+			t.Errorf("%s: ticket %d at position %d, want %d", when, i, pos, rank)
+		}
+	}
+	if rank == 0 {
+		t.Fatalf("%s: no undecided ticket left to check", when)
+	}
+}
+
+// TestPositionsAfterTheLotteryAreOneToN: the opening lottery reorders the
+// line, and the positions it hands out must still be the places 1..n, each
+// once, with the admitted first.
+func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
+	opens := time.Now().Add(50 * time.Millisecond)
+	slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxInflight = 2
+	room, q := newRoom(t, slot, cfg)
+	tickets := joinAll(t, room, slot, 8)
+	waitFor(t, func() bool { return q.count() == 2 })
+	late, err := room.Join(t.Context(), slot, request(slot, 8)) // after the opening: behind the lottery
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(map[int]bool)
+	for _, tk := range tickets {
+		pos, _ := room.Position(tk)
+		seen[pos] = true
+	}
+	for p := 1; p <= 8; p++ {
+		if !seen[p] {
+			t.Errorf("no entrant at position %d: %v", p, seen)
+		}
+	}
+	if pos, _ := room.Position(late); pos != 9 {
+		t.Errorf("the first arrival after the opening is at %d, want 9", pos)
+	}
+	q.mu.Lock()
+	admitted := slices.Clone(q.submitted)
+	q.mu.Unlock()
+	for _, tk := range admitted {
+		if pos, _ := room.Position(tk); pos > 2 {
+			t.Errorf("an admitted entrant is at %d, behind waiters", pos)
+		}
+	}
+}
