@@ -133,7 +133,7 @@ func TestQueuedRequestIsDecidedOnce(t *testing.T) {
 }
 
 func TestNATSDownAnswers503WithinBudget(t *testing.T) {
-	s := newStack(t)
+	s := newStackOwnNATS(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()

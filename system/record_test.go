@@ -21,7 +21,7 @@ func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
 	s := newStack(t)
 	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
 	single, other := s.slot(42, tomorrow, 1), s.slot(42, tomorrow.Add(time.Hour), 10)
-	nc, err := nats.Connect(s.ns.ClientURL())
+	nc, err := nats.Connect(s.natsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,9 +29,9 @@ func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
 	// The booker itself decides these two, in order (one slot, one lane), so
 	// both decisions are on record; the gateway's shield would have refused
 	// the second without the booker.
-	won := decisionOf(t, publishCommand(t, nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
+	won := decisionOf(t, s.publishCommand(nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
 		SlotID: single, PatientID: 1, IdempotencyKey: "won"}, "first-1"))
-	lost := decisionOf(t, publishCommand(t, nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
+	lost := decisionOf(t, s.publishCommand(nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
 		SlotID: single, PatientID: 2, IdempotencyKey: "lost"}, "first-2"))
 	if won.Code != shared.Booked || lost.Code != shared.CodeSlotFull {
 		t.Fatalf("setup: %+v and %+v, want BOOKED and SLOT_FULL", won, lost)
@@ -54,7 +54,7 @@ func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
 	}
 	replies := make([]*nats.Subscription, len(tests))
 	for i, tt := range tests {
-		replies[i] = publishCommand(t, nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
+		replies[i] = s.publishCommand(nc, shared.Command{V: shared.Version, Kind: shared.KindBook,
 			SlotID: tt.slot, PatientID: tt.patient, IdempotencyKey: tt.key}, fmt.Sprintf("late-repeat-%d", i))
 	}
 	for i, tt := range tests {
@@ -81,7 +81,8 @@ func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
 
 // publishCommand puts cmd on its doctor's subject under msgID, as a gateway
 // does, and returns the subscription its decision will arrive on.
-func publishCommand(t *testing.T, nc *nats.Conn, cmd shared.Command, msgID string) *nats.Subscription {
+func (s *stack) publishCommand(nc *nats.Conn, cmd shared.Command, msgID string) *nats.Subscription {
+	t := s.t
 	t.Helper()
 	reply := nats.NewInbox()
 	sub, err := nc.SubscribeSync(reply)
@@ -92,7 +93,7 @@ func publishCommand(t *testing.T, nc *nats.Conn, cmd shared.Command, msgID strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := &nats.Msg{Subject: shared.Subject("booking", 42), Data: data, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: shared.Subject(s.space.Subject("booking"), 42), Data: data, Header: nats.Header{}}
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)
 	if _, err := nc.RequestMsg(msg, 5*time.Second); err != nil {

@@ -54,7 +54,7 @@ func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
 func (s *stack) startPacedBooker(delay time.Duration) {
 	s.t.Helper()
 	s.startBookerWith(bookerapp.Config{
-		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
+		DatabaseURL: s.dbURL, NATSURL: s.natsURL, Addr: "127.0.0.1:0", Zone: berlin,
 		Workers: 1, BatchSize: 1, BatchWait: time.Millisecond, DBConns: 4, Migrate: true,
 		Stream: jetstream.DefaultConfig(), Logger: quietLogger(), Decorate: func(svc booker.Service) booker.Service {
 			return &serialBooker{Service: svc, delay: delay}

@@ -33,7 +33,7 @@ func (s *stack) startAuthGateway() *gatewayapp.App {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
-		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Zone: berlin,
+		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin, Namespace: s.space,
 		AuthSecret: []byte(scheduleSecret), ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond,
 		ReadConns: 4, SubjectPrefix: "booking", Logger: quietLogger(), RateLimit: 5, RateWindow: 10 * time.Second,
 		Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second, ScheduleTimeout: 2 * time.Second,

@@ -28,13 +28,13 @@ func (s *stack) postVia(gw *gatewayapp.App, slot, patient int64, key string) ans
 // lastSeq is the booking stream's last sequence: it moves only when a command reaches the stream.
 func (s *stack) lastSeq() uint64 {
 	s.t.Helper()
-	nc, err := natsgo.Connect(s.ns.ClientURL())
+	nc, err := natsgo.Connect(s.natsURL)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	defer nc.Close()
 	js, _ := natsjs.New(nc)
-	st, err := js.Stream(context.Background(), shared.StreamName)
+	st, err := js.Stream(context.Background(), s.space.Name(shared.StreamName))
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strconv"
@@ -16,12 +17,15 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
 	"termin/booker"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pgtest"
+	"termin/shared"
 	"termin/system"
 )
 
@@ -29,13 +33,16 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 const replyBudget = 500 * time.Millisecond
 
-// stack is one booking system in this test: a fresh database, an in-process
-// nats-server, a booker and a gateway, each on a free port.
+// stack is one booking system in this test: a fresh database, the
+// nats-server at TEST_NATS_URL or an in-process one, a booker and a gateway,
+// each on a free port. Its NATS names live in a namespace of its own.
 type stack struct {
 	t       *testing.T
 	dbURL   string
 	db      *pgxpool.Pool
-	ns      *server.Server
+	ns      *server.Server // nil on the server at TEST_NATS_URL
+	natsURL string
+	space   shared.Namespace
 	booker  *bookerapp.App
 	gateway *gatewayapp.App
 	http    *http.Client
@@ -44,13 +51,30 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
+	return newStackOn(t, os.Getenv("TEST_NATS_URL"))
+}
+
+// newStackOwnNATS is a stack on an in-process nats-server even when
+// TEST_NATS_URL is set: for a test that stops the server.
+func newStackOwnNATS(t *testing.T) *stack {
+	t.Helper()
+	return newStackOn(t, "")
+}
+
+func newStackOn(t *testing.T, natsURL string) *stack {
+	t.Helper()
 	db, dbURL := pgtest.Pool(t, 4)
-	ns, err := system.StartNATS(t.TempDir(), server.RANDOM_PORT)
-	if err != nil {
-		t.Fatal(err)
+	s := &stack{t: t, dbURL: dbURL, db: db, natsURL: natsURL, http: &http.Client{Timeout: 10 * time.Second},
+		space: shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64()))}
+	if s.natsURL == "" {
+		ns, err := system.StartNATS(t.TempDir(), server.RANDOM_PORT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ns.Shutdown)
+		s.ns, s.natsURL = ns, ns.ClientURL()
 	}
-	t.Cleanup(ns.Shutdown)
-	s := &stack{t: t, dbURL: dbURL, db: db, ns: ns, http: &http.Client{Timeout: 10 * time.Second}}
+	t.Cleanup(s.removeNamespace)
 	s.startBooker(nil, nil)
 	s.gateway = s.startGateway()
 	return s
@@ -62,9 +86,9 @@ func (s *stack) startGateway() *gatewayapp.App {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
-		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Zone: berlin,
+		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
-		SubjectPrefix: "booking", Logger: quietLogger(),
+		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(),
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	})
 	if err != nil {
@@ -84,14 +108,16 @@ func (s *stack) startBooker(decorate func(booker.Service) booker.Service, stream
 		stream = &def
 	}
 	return s.startBookerWith(bookerapp.Config{
-		DatabaseURL: s.dbURL, NATSURL: s.ns.ClientURL(), Addr: "127.0.0.1:0", Zone: berlin,
+		DatabaseURL: s.dbURL, NATSURL: s.natsURL, Addr: "127.0.0.1:0", Zone: berlin,
 		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true, Stream: *stream, Logger: quietLogger(), Decorate: decorate,
 	})
 }
 
-// startBookerWith starts a booker with cfg, stopped when the test ends.
+// startBookerWith starts a booker with cfg in the stack's namespace,
+// stopped when the test ends.
 func (s *stack) startBookerWith(cfg bookerapp.Config) *bookerapp.App {
 	s.t.Helper()
+	cfg.Stream.Namespace = s.space
 	a, err := bookerapp.Start(context.Background(), cfg)
 	if err != nil {
 		s.t.Fatalf("start booker: %v", err)
@@ -195,4 +221,29 @@ func shutdown(stop func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = stop(ctx)
+}
+
+// removeNamespace deletes the stack's streams and buckets, so that a shared
+// server at TEST_NATS_URL keeps nothing of the test.
+func (s *stack) removeNamespace() {
+	nc, err := nats.Connect(s.natsURL, nats.Timeout(time.Second))
+	if err != nil {
+		return // an in-process server stopped by the test took them along
+	}
+	defer nc.Close()
+	js, _ := natsjs.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var owned []string
+	names := js.StreamNames(ctx)
+	for name := range names.Name() {
+		if s.space.Owns(name) {
+			owned = append(owned, name)
+		}
+	}
+	for _, name := range owned {
+		if err := js.DeleteStream(ctx, name); err != nil {
+			s.t.Logf("removing stream %s: %v", name, err)
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/shared"
 )
 
 // Config is everything the booker can be told. Each field has a safe default.
@@ -78,6 +79,7 @@ func ParseFlags(args []string) (Config, error) {
 	dbConns := fs.Int("db-conns", envconf.Int("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
 	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the gateways' must match (NATS_NAMESPACE)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envconf.Int("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
 	finishNotify := notifyFlags(fs, &cfg)
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
@@ -88,6 +90,9 @@ func ParseFlags(args []string) (Config, error) {
 	}
 	finishNotify()
 	cfg.DBConns = int32(*dbConns)
+	if cfg.Stream.Namespace = shared.Namespace(*ns); cfg.Stream.Namespace.Valid() != nil {
+		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Stream.Namespace.Valid())
+	}
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
 		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)

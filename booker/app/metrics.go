@@ -24,5 +24,5 @@ func (a *App) observe(reg prometheus.Registerer, js natsjs.JetStream) {
 				defer cancel()
 				return boolFloat(a.ready(ctx) == nil)
 			}),
-		newStreamCollector(js))
+		newStreamCollector(js, a.cfg.Stream.Namespace))
 }

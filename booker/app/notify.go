@@ -24,12 +24,12 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 	if a.cfg.DisableRelay && a.cfg.DisableNotifier {
 		return nil
 	}
-	if _, err := outbox.Setup(ctx, js, a.cfg.Stream.Replicas); err != nil {
+	if _, err := outbox.Setup(ctx, js, a.cfg.Stream.Namespace, a.cfg.Stream.Replicas); err != nil {
 		return err
 	}
 	var n *notify.Notifier
 	if !a.cfg.DisableNotifier {
-		cons, err := notify.Setup(ctx, js, a.cfg.Stream.Replicas)
+		cons, err := notify.Setup(ctx, js, a.cfg.Stream.Namespace, a.cfg.Stream.Replicas)
 		if err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 	run, cancel := context.WithCancel(context.Background())
 	a.events.cancel = cancel
 	if !a.cfg.DisableRelay {
-		relay := &outbox.Relay{DB: a.db, JS: js, Log: a.cfg.Logger}
+		relay := &outbox.Relay{DB: a.db, JS: js, Namespace: a.cfg.Stream.Namespace, Log: a.cfg.Logger}
 		a.background(func() { _ = relay.Run(run) })
 		metrics := outbox.NewMetrics(reg)
 		a.background(func() { outbox.WatchBacklog(run, a.db, metrics, time.Second, a.cfg.Logger) })
@@ -51,7 +51,7 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 
 func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metrics) *notify.Notifier {
 	c := a.cfg.Notify
-	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
+	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Namespace: a.cfg.Stream.Namespace, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
 		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger}}
 	if c.SMTPAddr != "" {
 		from := c.SMTPFrom

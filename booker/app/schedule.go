@@ -58,10 +58,11 @@ func (a *App) startSchedules() (err error) {
 	if err != nil {
 		return err
 	}
-	if _, err := a.nc.QueueSubscribe(shared.ScheduleSubject, shared.ScheduleQueue, func(m *nats.Msg) {
+	subject := a.cfg.Stream.Namespace.Subject(shared.ScheduleSubject)
+	if _, err := a.nc.QueueSubscribe(subject, shared.ScheduleQueue, func(m *nats.Msg) {
 		a.applySchedule(m, cal)
 	}); err != nil {
-		return fmt.Errorf("nats: subscribe %s: %w", shared.ScheduleSubject, err)
+		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
 	}
 	every := a.cfg.Schedule.RollEvery
 	if every <= 0 {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // watched is the fixed set of JetStream assets the booker reports on, so the
-// stream and consumer labels have a handful of values whatever the load.
+// stream and consumer labels have a handful of values whatever the load. The
+// labels are the names without the namespace, which dashboards query.
 // Per-doctor subjects are deliberately not labels: a clinic network has
 // thousands of doctors, and `nats stream subjects BOOKINGS` shows them.
 var watched = []struct{ stream, consumer string }{
@@ -28,15 +30,16 @@ var watched = []struct{ stream, consumer string }{
 // booker reports the same values and a dashboard takes max() over them.
 type streamCollector struct {
 	js                                             natsjs.JetStream
+	ns                                             shared.Namespace
 	pending, ackPending, redelivered, waiting      *prometheus.Desc
 	messages, bytes, replicas, current, infoErrors *prometheus.Desc
 }
 
-func newStreamCollector(js natsjs.JetStream) *streamCollector {
+func newStreamCollector(js natsjs.JetStream, ns shared.Namespace) *streamCollector {
 	byConsumer := []string{"stream", "consumer"}
 	byStream := []string{"stream"}
 	d := prometheus.NewDesc
-	return &streamCollector{js: js,
+	return &streamCollector{js: js, ns: ns,
 		pending:     d("booker_stream_pending", "Messages in the stream not yet delivered to the consumer.", byConsumer, nil),
 		ackPending:  d("booker_stream_ack_pending", "Messages delivered to the consumer and not yet acknowledged.", byConsumer, nil),
 		redelivered: d("booker_stream_redelivered", "Messages delivered more than once and not yet acknowledged.", byConsumer, nil),
@@ -70,7 +73,7 @@ func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metric, stream, consumer string) {
-	s, err := c.js.Stream(ctx, stream)
+	s, err := c.js.Stream(ctx, c.name(stream))
 	ch <- prometheus.MustNewConstMetric(c.infoErrors, prometheus.GaugeValue, boolFloat(err != nil), stream)
 	if err != nil {
 		return
@@ -92,6 +95,15 @@ func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metr
 		c.redelivered: ci.NumRedelivered, c.waiting: ci.NumWaiting} {
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v), stream, consumer)
 	}
+}
+
+// name is the watched stream's name in the namespace; a bucket's stream is
+// "KV_" and the bucket's name.
+func (c *streamCollector) name(stream string) string {
+	if bucket, ok := strings.CutPrefix(stream, "KV_"); ok {
+		return "KV_" + c.ns.Name(bucket)
+	}
+	return c.ns.Name(stream)
 }
 
 // currentReplicas counts the leader and the followers that are online and

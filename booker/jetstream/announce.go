@@ -20,8 +20,10 @@ type HolderReader interface {
 // Announcer tells every gateway when a slot fills or gets room again, so that
 // gateways refuse a known-full slot without queueing and drop stale slot lists.
 type Announcer struct {
-	Conn    *nats.Conn
-	Holders HolderReader
+	Conn *nats.Conn
+	// Namespace is the one of the gateways that listen.
+	Namespace shared.Namespace
+	Holders   HolderReader
 	// Refresh is the least time between two announcements of one full slot
 	// made because of refusals; the gateways' marks last longer.
 	Refresh time.Duration
@@ -66,5 +68,5 @@ func (a *Announcer) send(ctx context.Context, s shared.SlotState) {
 		s.Holders = holders
 	}
 	data, _ := json.Marshal(s)
-	_ = a.Conn.Publish(shared.SlotStateSubject+"."+strconv.FormatInt(s.DoctorID, 10), data)
+	_ = a.Conn.Publish(a.Namespace.Subject(shared.SlotStateSubject)+"."+strconv.FormatInt(s.DoctorID, 10), data)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -173,10 +174,25 @@ func (w *Worker) recorded(ctx context.Context, key string) (shared.Decision, boo
 // batched direct get.
 const maxMultiGet = 1000
 
-// recordedMany reads the decisions on record for the bucket subjects, with one
-// batched direct get per maxMultiGet subjects; subjects without one are
-// absent from the result.
+// recordedMany reads the decisions on record for the bucket subjects;
+// subjects without one are absent from the result. A nats-server older than
+// 2.11 (Debian bookworm ships 2.9) has no batched direct get: the worker then
+// reads the keys one by one from then on.
 func (w *Worker) recordedMany(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
+	if !w.oneByOne.Load() {
+		found, err := w.batchGet(ctx, subjects)
+		if !errors.Is(err, jetstreamext.ErrBatchUnsupported) {
+			return found, err
+		}
+		w.oneByOne.Store(true)
+		w.Log.Warn("nats-server has no batched direct get (it came with 2.11); decisions are read one key at a time")
+	}
+	return w.getEach(ctx, subjects)
+}
+
+// batchGet reads the subjects' last messages with one batched direct get per
+// maxMultiGet subjects.
+func (w *Worker) batchGet(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
 	found := make(map[string]shared.Decision, len(subjects))
 	for len(subjects) > 0 {
 		n := min(len(subjects), maxMultiGet)
@@ -194,15 +210,41 @@ func (w *Worker) recordedMany(ctx context.Context, subjects []string) (map[strin
 			if m.Header.Get(kvOperationHeader) != "" {
 				continue // a deleted or purged key: no decision
 			}
-			var d shared.Decision
-			if err := json.Unmarshal(m.Data, &d); err != nil {
-				return nil, fmt.Errorf("decode decision %s: %w", m.Subject, err)
+			if err := decodeInto(found, m.Subject, m.Data); err != nil {
+				return nil, err
 			}
-			found[m.Subject] = d
 		}
 		subjects = subjects[n:]
 	}
 	return found, nil
+}
+
+// getEach reads the subjects' keys one request each.
+func (w *Worker) getEach(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
+	found := make(map[string]shared.Decision, len(subjects))
+	prefix := w.decisionSubject("")
+	for _, subj := range subjects {
+		e, err := w.Decisions.Get(ctx, strings.TrimPrefix(subj, prefix))
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // never decided, or deleted or purged
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read decision: %w", err)
+		}
+		if err := decodeInto(found, subj, e.Value()); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+func decodeInto(found map[string]shared.Decision, subject string, data []byte) error {
+	var d shared.Decision
+	if err := json.Unmarshal(data, &d); err != nil {
+		return fmt.Errorf("decode decision %s: %w", subject, err)
+	}
+	found[subject] = d
+	return nil
 }
 
 // The decisions bucket is the stream KV_<bucket>, one subject per key; a

@@ -27,6 +27,8 @@ import (
 //     well above what the workers hold (Workers × 2 per booker).
 //   - DecisionTTL 24 h: a client repeating a key within a day gets the one decision.
 type Config struct {
+	// Namespace sets this system's names apart on a shared NATS server.
+	Namespace     shared.Namespace
 	SubjectPrefix string
 	Replicas      int
 	MaxBytes      int64
@@ -55,9 +57,9 @@ func DefaultConfig() Config {
 // the decisions bucket. It is idempotent, so every booker runs it at start.
 func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Consumer, jetstream.KeyValue, error) {
 	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        shared.StreamName,
+		Name:        cfg.Namespace.Name(shared.StreamName),
 		Description: "Booking and cancellation commands, one subject per doctor.",
-		Subjects:    []string{cfg.SubjectPrefix + ".>"},
+		Subjects:    []string{cfg.Namespace.Subject(cfg.SubjectPrefix) + ".>"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
@@ -69,7 +71,7 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.C
 	if err != nil {
 		return nil, nil, fmt.Errorf("jetstream: booking stream: %w", err)
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, shared.StreamName, jetstream.ConsumerConfig{
+	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Namespace.Name(shared.StreamName), jetstream.ConsumerConfig{
 		Durable:       shared.ConsumerName,
 		Description:   "The booker pool.",
 		AckPolicy:     jetstream.AckExplicitPolicy,
@@ -81,7 +83,7 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.C
 		return nil, nil, fmt.Errorf("jetstream: booker consumer: %w", err)
 	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      shared.DecisionsBucket,
+		Bucket:      cfg.Namespace.Name(shared.DecisionsBucket),
 		Description: "The decision of each (patient, idempotency key).",
 		TTL:         cfg.DecisionTTL,
 		Storage:     jetstream.FileStorage,

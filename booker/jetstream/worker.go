@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,6 +36,8 @@ type Worker struct {
 	Retries int
 	// Announcer, when set, tells the gateways about slots that fill or reopen.
 	Announcer *Announcer
+	// oneByOne is set once the server turned out to lack batched reads.
+	oneByOne atomic.Bool
 }
 
 // entry is one message of a batch on its way to a decision.
@@ -177,7 +180,9 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	case term:
 		w.Metrics.Terminated.WithLabelValues("malformed").Inc()
 		w.Log.Error("terminating malformed message", "subject", e.msg.Subject(), "err", e.err, "data", truncate(e.msg.Data()))
-		_ = e.msg.TermWithReason(e.err.Error())
+		// Term without a reason: nats-server before 2.10 does not take one,
+		// and the message would come back for ever. The reason is logged.
+		_ = e.msg.Term()
 	case nak:
 		delay := backoff(e.delivered)
 		w.Log.Warn("command not decided; delivering again", "err", e.err, "delivered", e.delivered, "delay", delay,

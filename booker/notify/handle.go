@@ -106,7 +106,8 @@ func decode(data []byte) (outbox.Event, outbox.Appointment, error) {
 // terminates it. If the dead-letter stream cannot take it, the event is
 // delivered again later rather than dropped.
 func (n *Notifier) deadLetter(ctx context.Context, msg jetstream.Msg, delivered uint64, cause error) {
-	dead := &nats.Msg{Subject: DeadSubjectPrefix + msg.Subject(), Data: msg.Data(), Header: nats.Header{}}
+	subject := n.Namespace.Subject(DeadSubjectPrefix + n.Namespace.Local(msg.Subject()))
+	dead := &nats.Msg{Subject: subject, Data: msg.Data(), Header: nats.Header{}}
 	for k, v := range msg.Headers() {
 		if !strings.HasPrefix(k, "Nats-") { // the original's id and expectations are not the copy's
 			dead.Header[k] = v
@@ -127,5 +128,6 @@ func (n *Notifier) deadLetter(ctx context.Context, msg jetstream.Msg, delivered 
 	n.Metrics.DeadLetters.Inc()
 	n.Log.Error("notification given up; event parked on the dead-letter subject", "subject", dead.Subject,
 		"deliveries", delivered, "err", cause, "data", string(msg.Data()))
-	_ = msg.TermWithReason("dead-lettered: " + cause.Error())
+	_ = msg.Term() // without a reason, which nats-server before 2.10 does not take; it is logged
+
 }

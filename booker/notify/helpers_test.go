@@ -18,6 +18,7 @@ import (
 	"termin/booker/outbox"
 	"termin/booker/postgres"
 	"termin/migrations/pgtest"
+	"termin/shared"
 )
 
 var (
@@ -40,6 +41,7 @@ type env struct {
 	db      *pgxpool.Pool
 	nc      *nats.Conn
 	js      jetstream.JetStream
+	ns      shared.Namespace
 	cons    jetstream.Consumer
 	store   *postgres.Store
 	mail    *testkit.MailServer
@@ -52,22 +54,22 @@ type env struct {
 func newEnv(t *testing.T, maxDeliver int) *env {
 	t.Helper()
 	db, _ := pgtest.Pool(t, 16)
-	nc, js := testkit.NATS(t)
-	e := &env{t: t, db: db, nc: nc, js: js, mail: testkit.StartMail(t), sms: testkit.StartSMS(t),
+	nc, js, ns := testkit.NATS(t)
+	e := &env{t: t, db: db, nc: nc, js: js, ns: ns, mail: testkit.StartMail(t), sms: testkit.StartSMS(t),
 		metrics: notify.NewMetrics(prometheus.NewRegistry())}
 	e.store = postgres.NewStore(db, berlin)
 	e.store.Now = func() time.Time { return testNow }
 	ctx := context.Background()
-	if _, err := outbox.Setup(ctx, js, 1); err != nil {
+	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
 		t.Fatal(err)
 	}
-	cons, err := notify.Setup(ctx, js, 1)
+	cons, err := notify.Setup(ctx, js, ns, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.cons = cons
-	relay := &outbox.Relay{DB: db, JS: js, Log: testLogger(), Idle: 20 * time.Millisecond}
-	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Zone: berlin, MaxDeliver: maxDeliver,
+	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: testLogger(), Idle: 20 * time.Millisecond}
+	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, MaxDeliver: maxDeliver,
 		RetryBase: 20 * time.Millisecond, Metrics: e.metrics, Log: testLogger(),
 		Mail: &notify.SMTP{Addr: e.mail.Addr, From: from},
 		SMS:  &notify.Webhook{URL: e.sms.URL, Token: smsToken}}

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/booker/outbox"
+	"termin/shared"
 )
 
 // The consumer and the dead-letter stream of the notifier.
@@ -35,6 +36,8 @@ type Notifier struct {
 	DB       *pgxpool.Pool
 	JS       jetstream.JetStream
 	Consumer jetstream.Consumer
+	// Namespace is the one Setup made the dead-letter stream in.
+	Namespace shared.Namespace
 	// Mail sends e-mail; SMS sends SMS. A nil sender is a channel turned off.
 	Mail, SMS Sender
 	// Zone is the clinic's time zone, in which dates and times are written.
@@ -56,11 +59,12 @@ type Notifier struct {
 // must exist: see outbox.Setup) and the dead-letter stream. MaxDeliver is left
 // unlimited on the consumer: the notifier counts the attempts itself and
 // terminates a message only after parking it, so none is dropped unseen.
-func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Consumer, error) {
+// ns is the namespace of outbox.Setup.
+func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace, replicas int) (jetstream.Consumer, error) {
 	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        DeadStream,
+		Name:        ns.Name(DeadStream),
 		Description: "Appointment events the notifier gave up on.",
-		Subjects:    []string{DeadSubjectPrefix + ">"},
+		Subjects:    []string{ns.Subject(DeadSubjectPrefix + ">")},
 		Storage:     jetstream.FileStorage,
 		Replicas:    max(replicas, 1),
 		MaxAge:      30 * 24 * time.Hour,
@@ -70,14 +74,16 @@ func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream
 	if err != nil {
 		return nil, fmt.Errorf("notify: dead-letter stream: %w", err)
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, outbox.StreamName, jetstream.ConsumerConfig{
-		Durable:        ConsumerName,
-		Description:    "Sends confirmations by e-mail and SMS.",
-		FilterSubjects: []string{outbox.SubjectBooked, outbox.SubjectCancelled},
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        2 * time.Minute, // above the send timeouts of both channels
-		MaxDeliver:     -1,
-		MaxAckPending:  1000,
+	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
+		Durable:     ConsumerName,
+		Description: "Sends confirmations by e-mail and SMS.",
+		// One filter, not one per type: nats-server before 2.10 (Debian
+		// bookworm's 2.9) refuses a consumer with several.
+		FilterSubject: ns.Subject("appointment.>"),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       2 * time.Minute, // above the send timeouts of both channels
+		MaxDeliver:    -1,
+		MaxAckPending: 1000,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("notify: consumer: %w", err)

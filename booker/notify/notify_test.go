@@ -191,7 +191,7 @@ func TestFailingSMTPEndsOnDeadLetterSubject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, maxDeliver)
-			dead, err := e.nc.SubscribeSync(notify.DeadSubjectPrefix + ">")
+			dead, err := e.nc.SubscribeSync(e.ns.Subject(notify.DeadSubjectPrefix + ">"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +204,7 @@ func TestFailingSMTPEndsOnDeadLetterSubject(t *testing.T) {
 				t.Fatalf("nothing on the dead-letter subject: %v", err)
 			}
 			e.waitIdle()
-			assertDeadLetter(t, msg, b.ID, maxDeliver)
+			e.assertDeadLetter(msg, b.ID, maxDeliver)
 			if got := e.mail.Attempts(); got != maxDeliver {
 				t.Errorf("%d SMTP attempts, want %d", got, maxDeliver)
 			}
@@ -225,9 +225,10 @@ func TestFailingSMTPEndsOnDeadLetterSubject(t *testing.T) {
 	}
 }
 
-func assertDeadLetter(t *testing.T, msg *nats.Msg, appointmentID int64, deliveries int) {
+func (e *env) assertDeadLetter(msg *nats.Msg, appointmentID int64, deliveries int) {
+	t := e.t
 	t.Helper()
-	if msg.Subject != notify.DeadSubjectPrefix+outbox.SubjectBooked {
+	if msg.Subject != e.ns.Subject(notify.DeadSubjectPrefix+outbox.SubjectBooked) {
 		t.Errorf("dead letter on %q", msg.Subject)
 	}
 	if got := msg.Header.Get("Notify-Deliveries"); got != fmt.Sprint(deliveries) {
@@ -246,7 +247,7 @@ func assertDeadLetter(t *testing.T, msg *nats.Msg, appointmentID int64, deliveri
 // assertParked checks that the dead-letter stream keeps n events.
 func (e *env) assertParked(n uint64) {
 	e.t.Helper()
-	s, err := e.js.Stream(context.Background(), notify.DeadStream)
+	s, err := e.js.Stream(context.Background(), e.ns.Name(notify.DeadStream))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func (e *env) publish(data []byte, msgID string) {
 	e.t.Helper()
 	var ev outbox.Event
 	_ = json.Unmarshal(data, &ev)
-	if _, err := e.js.Publish(context.Background(), ev.Type, data, jetstream.WithMsgID(msgID)); err != nil {
+	if _, err := e.js.Publish(context.Background(), e.ns.Subject(ev.Type), data, jetstream.WithMsgID(msgID)); err != nil {
 		e.t.Errorf("publish: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"termin/booker/internal/testkit"
 	"termin/booker/outbox"
 	"termin/migrations/pgtest"
+	"termin/shared"
 )
 
 // env is a fresh database and a nats-server with the EVENTS stream.
@@ -21,20 +22,21 @@ type env struct {
 	db *pgxpool.Pool
 	nc *nats.Conn
 	js jetstream.JetStream
+	ns shared.Namespace
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	db, _ := pgtest.Pool(t, 16)
-	nc, js := testkit.NATS(t)
-	if _, err := outbox.Setup(context.Background(), js, 1); err != nil {
+	nc, js, ns := testkit.NATS(t)
+	if _, err := outbox.Setup(context.Background(), js, ns, 1); err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, db: db, nc: nc, js: js}
+	return &env{t: t, db: db, nc: nc, js: js, ns: ns}
 }
 
 func (e *env) relay() *outbox.Relay {
-	return &outbox.Relay{DB: e.db, JS: e.js, Log: testLogger(), Batch: 10, Idle: 10 * time.Millisecond}
+	return &outbox.Relay{DB: e.db, JS: e.js, Namespace: e.ns, Log: testLogger(), Batch: 10, Idle: 10 * time.Millisecond}
 }
 
 // start runs fn until the returned stop is called or the test ends.
@@ -89,7 +91,7 @@ func (e *env) waitPublished() {
 // streamMsgs is the number of messages the EVENTS stream holds.
 func (e *env) streamMsgs() uint64 {
 	e.t.Helper()
-	s, err := e.js.Stream(context.Background(), outbox.StreamName)
+	s, err := e.js.Stream(context.Background(), e.ns.Name(outbox.StreamName))
 	if err != nil {
 		e.t.Fatal(err)
 	}

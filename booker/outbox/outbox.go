@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/shared"
 )
 
 // The stream and subjects of the domain events. An event's subject is its type.
@@ -51,11 +52,13 @@ type Appointment struct {
 //   - Duplicates 10 min: a row published again after a relay died between the
 //     PubAck and marking it is dropped by the stream; later repeats are caught
 //     by the consumers' own records.
-func Setup(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.Stream, error) {
+//
+// ns sets the stream and its subjects apart on a shared NATS server.
+func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace, replicas int) (jetstream.Stream, error) {
 	s, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        StreamName,
+		Name:        ns.Name(StreamName),
 		Description: "Committed appointment events, relayed from outbox_event.",
-		Subjects:    []string{"appointment.>"},
+		Subjects:    []string{ns.Subject("appointment.>")},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Replicas:    max(replicas, 1),

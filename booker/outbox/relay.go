@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/shared"
 )
 
 // Relay publishes unpublished outbox rows to the EVENTS stream and marks them
@@ -24,6 +25,8 @@ import (
 type Relay struct {
 	DB *pgxpool.Pool
 	JS jetstream.JetStream
+	// Namespace is the one Setup made the stream in.
+	Namespace shared.Namespace
 	// Batch is the number of rows claimed per round; 0 means 100.
 	Batch int
 	// Idle is the pause after a round that found less than a full batch; 0 means 100 ms.
@@ -121,8 +124,8 @@ func (r *Relay) publish(ctx context.Context, events []Event) ([]string, error) {
 	for i, e := range events {
 		data, err := json.Marshal(e)
 		if err == nil {
-			msg := &nats.Msg{Subject: e.Type, Data: data, Header: nats.Header{"Content-Type": {"application/json"}}}
-			futures[i], err = r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(e.ID), jetstream.WithExpectStream(StreamName))
+			msg := &nats.Msg{Subject: r.Namespace.Subject(e.Type), Data: data, Header: nats.Header{"Content-Type": {"application/json"}}}
+			futures[i], err = r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(e.ID), jetstream.WithExpectStream(r.Namespace.Name(StreamName)))
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", e.ID, err))

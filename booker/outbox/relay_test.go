@@ -27,7 +27,7 @@ func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
 		seen = map[string]int{}
 	)
 	// A core subscriber sees every publish, even one the stream drops as a duplicate.
-	sub, err := e.nc.Subscribe("appointment.>", func(m *nats.Msg) {
+	sub, err := e.nc.Subscribe(e.ns.Subject("appointment.>"), func(m *nats.Msg) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[m.Header.Get(jetstream.MsgIDHeader)]++
@@ -129,12 +129,12 @@ func (e *env) startNotifier() *testkit.MailServer {
 	e.t.Helper()
 	mail := testkit.StartMail(e.t)
 	addContact(e.t, e.db, 1001, "anna@example.org")
-	cons, err := notify.Setup(context.Background(), e.js, 1)
+	cons, err := notify.Setup(context.Background(), e.js, e.ns, 1)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	berlin, _ := time.LoadLocation("Europe/Berlin")
-	n := &notify.Notifier{DB: e.db, JS: e.js, Consumer: cons, Zone: berlin, RetryBase: 20 * time.Millisecond,
+	n := &notify.Notifier{DB: e.db, JS: e.js, Consumer: cons, Namespace: e.ns, Zone: berlin, RetryBase: 20 * time.Millisecond,
 		Metrics: notify.NewMetrics(prometheus.NewRegistry()), Log: testLogger(),
 		Mail: &notify.SMTP{Addr: mail.Addr, From: "termine@praxis.example"}}
 	start(e.t, n.Run)
@@ -144,7 +144,7 @@ func (e *env) startNotifier() *testkit.MailServer {
 // waitNotified waits until the notifier has settled every event.
 func (e *env) waitNotified() {
 	e.t.Helper()
-	cons, err := e.js.Consumer(context.Background(), outbox.StreamName, notify.ConsumerName)
+	cons, err := e.js.Consumer(context.Background(), e.ns.Name(outbox.StreamName), notify.ConsumerName)
 	if err != nil {
 		e.t.Fatal(err)
 	}

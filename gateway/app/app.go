@@ -58,7 +58,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}
-	qcfg := jetstream.Config{SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget,
+	qcfg := jetstream.Config{Namespace: a.cfg.Namespace, SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget,
 		PublishTimeout: a.cfg.PublishTimeout, MaxWait: 10 * time.Minute}
 	if err := waitFor(ctx, "booking queue", func() (err error) {
 		a.queue, err = jetstream.New(ctx, a.nc, qcfg, a.cfg.Logger)

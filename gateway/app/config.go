@@ -27,7 +27,10 @@ type Config struct {
 	// PublishTimeout bounds the wait for the stream to accept a command before 503.
 	PublishTimeout time.Duration
 	// ReadConns bounds the gateway's PostgreSQL connections, used for reads only.
-	ReadConns     int32
+	ReadConns int32
+	// Namespace sets the system's NATS names apart on a shared server; the
+	// bookers' must be the same.
+	Namespace     shared.Namespace
 	SubjectPrefix string
 	Logger        *slog.Logger
 	// RateLimit booking attempts (new keys) per patient per RateWindow, across replicas.
@@ -53,6 +56,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
 	fs.DurationVar(&cfg.ReplyBudget, "reply-budget", envconf.Duration("REPLY_BUDGET", 2*time.Second), "wait for a decision before answering 202 (REPLY_BUDGET)")
 	fs.DurationVar(&cfg.PublishTimeout, "publish-timeout", envconf.Duration("PUBLISH_TIMEOUT", time.Second), "wait for the stream to accept a command before 503 (PUBLISH_TIMEOUT)")
+	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the bookers' must match (NATS_NAMESPACE)")
 	conns := fs.Int("read-conns", envconf.Int("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
 	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", envconf.Int("RATE_LIMIT", 5), "booking attempts per patient per window (RATE_LIMIT)")
@@ -70,6 +74,9 @@ func ParseFlags(args []string) (Config, error) {
 		return Config{}, err
 	}
 	cfg.ReadConns = int32(*conns)
+	if cfg.Namespace = shared.Namespace(*ns); cfg.Namespace.Valid() != nil {
+		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Namespace.Valid())
+	}
 	cfg.AuthSecret = []byte(*secret)
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {

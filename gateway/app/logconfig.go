@@ -15,7 +15,8 @@ func (c Config) LogValue() slog.Value {
 	}
 	return slog.GroupValue(
 		slog.String("addr", c.Addr), slog.String("database_url", envconf.RedactURLs(c.DatabaseURL)),
-		slog.String("nats_url", envconf.RedactURLs(c.NATSURL)), slog.String("clinic_tz", zone),
+		slog.String("nats_url", envconf.RedactURLs(c.NATSURL)), slog.String("nats_namespace", string(c.Namespace)),
+		slog.String("clinic_tz", zone),
 		slog.String("auth_secret", envconf.Mask(string(c.AuthSecret))),
 		envconf.Dur("reply_budget", c.ReplyBudget), envconf.Dur("publish_timeout", c.PublishTimeout),
 		slog.Int("read_conns", int(c.ReadConns)), slog.String("subject_prefix", c.SubjectPrefix),

@@ -22,7 +22,7 @@ func (a *App) schedules() gateway.Schedules {
 	if timeout <= 0 {
 		timeout = defaultScheduleTimeout
 	}
-	return &scheduleClient{nc: a.nc, timeout: timeout}
+	return &scheduleClient{nc: a.nc, subject: a.cfg.Namespace.Subject(shared.ScheduleSubject), timeout: timeout}
 }
 
 // scheduleClient sends a plan to one booker over core NATS and waits for its
@@ -30,6 +30,7 @@ func (a *App) schedules() gateway.Schedules {
 // again, which is harmless since applying a plan is idempotent.
 type scheduleClient struct {
 	nc      *nats.Conn
+	subject string
 	timeout time.Duration
 }
 
@@ -41,7 +42,7 @@ func (c *scheduleClient) PutSchedule(ctx context.Context, doctorID int64, plan s
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	msg, err := c.nc.RequestWithContext(ctx, shared.ScheduleSubject, data)
+	msg, err := c.nc.RequestWithContext(ctx, c.subject, data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return shared.ScheduleResult{}, fmt.Errorf("%w: no booker is running", gateway.ErrUnavailable)

@@ -20,7 +20,7 @@ const originHeader = "Termin-Origin"
 // FollowSlots applies the booker's slot announcements to the waiting room and
 // the slot-list cache until the connection closes.
 func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error {
-	_, err := q.nc.Subscribe(shared.SlotStateSubject+".>", func(m *nats.Msg) {
+	_, err := q.nc.Subscribe(q.cfg.Namespace.Subject(shared.SlotStateSubject)+".>", func(m *nats.Msg) {
 		var s shared.SlotState
 		if err := json.Unmarshal(m.Data, &s); err != nil {
 			q.log.Warn("undecodable slot announcement", "err", err)
@@ -38,7 +38,7 @@ func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error 
 // records the other gateways' attempts, until ctx ends. Each attempt is 24
 // bytes: patient, key hash, time.
 func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every time.Duration) error {
-	sub, err := q.nc.Subscribe(attemptsSubject, func(m *nats.Msg) {
+	sub, err := q.nc.Subscribe(q.cfg.Namespace.Subject(attemptsSubject), func(m *nats.Msg) {
 		if m.Header.Get(originHeader) == q.inbox {
 			return
 		}
@@ -75,7 +75,7 @@ func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l *
 			data = binary.BigEndian.AppendUint64(data, a.Key)
 			data = binary.BigEndian.AppendUint64(data, uint64(a.At))
 		}
-		msg := nats.NewMsg(attemptsSubject)
+		msg := nats.NewMsg(q.cfg.Namespace.Subject(attemptsSubject))
 		msg.Header.Set(originHeader, q.inbox)
 		msg.Data = data
 		_ = q.nc.PublishMsg(msg)

@@ -22,6 +22,8 @@ import (
 
 // Config sets how the queue is used.
 type Config struct {
+	// Namespace is the bookers': their stream, bucket and subjects.
+	Namespace     shared.Namespace
 	SubjectPrefix string
 	// ReplyBudget is how long a request waits for its decision before the
 	// client is told 202 and asked to repeat.
@@ -56,7 +58,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 	if err != nil {
 		return nil, err
 	}
-	kv, err := js.KeyValue(ctx, shared.DecisionsBucket)
+	kv, err := js.KeyValue(ctx, cfg.Namespace.Name(shared.DecisionsBucket))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
@@ -115,7 +117,7 @@ func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string
 	if err != nil {
 		return nil, err
 	}
-	msg := nats.NewMsg(shared.Subject(q.cfg.SubjectPrefix, doctorID))
+	msg := nats.NewMsg(shared.Subject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix), doctorID))
 	msg.Data = data
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)

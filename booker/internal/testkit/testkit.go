@@ -5,17 +5,45 @@
 package testkit
 
 import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/shared"
 )
 
-// NATS starts a nats-server with JetStream on a free port, storing under a
-// temporary directory, and connects to it. Both end with the test.
-func NATS(t testing.TB) (*nats.Conn, jetstream.JetStream) {
+// NATS connects the test to the nats-server at TEST_NATS_URL or, without
+// it, to a nats-server with JetStream started on a free port and storing
+// under a temporary directory. The test's streams, buckets and subjects live
+// in a namespace of its own, so tests sharing a server never see each
+// other's messages; its streams are removed when the test ends.
+func NATS(t testing.TB) (*nats.Conn, jetstream.JetStream, shared.Namespace) {
+	t.Helper()
+	url := os.Getenv("TEST_NATS_URL")
+	if url == "" {
+		url = startNATS(t)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatalf("nats at %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	space := shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64()))
+	t.Cleanup(func() { removeNamespace(t, js, space) })
+	return nc, js, space
+}
+
+func startNATS(t testing.TB) string {
 	t.Helper()
 	ns, err := server.NewServer(&server.Options{
 		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoSigs: true,
@@ -28,16 +56,26 @@ func NATS(t testing.TB) (*nats.Conn, jetstream.JetStream) {
 	if !ns.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats-server not ready after 10 s")
 	}
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatalf("nats: %v", err)
+	return ns.ClientURL()
+}
+
+// removeNamespace deletes the namespace's streams (buckets included), so a
+// shared server keeps nothing of the test.
+func removeNamespace(t testing.TB, js jetstream.JetStream, space shared.Namespace) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	names := js.StreamNames(ctx)
+	var owned []string
+	for name := range names.Name() {
+		if space.Owns(name) {
+			owned = append(owned, name)
+		}
 	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range owned {
+		if err := js.DeleteStream(ctx, name); err != nil {
+			t.Logf("removing stream %s: %v", name, err)
+		}
 	}
-	return nc, js
 }
 
 // Eventually polls cond every 20 ms until it holds, failing the test with
