@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,6 +38,7 @@ func (s *Store) RollForward(ctx context.Context, cal schedule.Calendar, opening 
 		if err != nil {
 			return err
 		}
+		slots = notStarted(slots, s.Now()) // a late catch-up's day may have begun
 		if r.Created, _, _, err = insertSlots(ctx, tx, arraysOf(slots)); err != nil {
 			return err
 		}
@@ -83,6 +85,22 @@ func planSlots(ctx context.Context, tx pgx.Tx, cal schedule.Calendar, opening bo
 		slots = append(slots, cal.RollSlots(plan, p.doctorID, opening)...)
 	}
 	return slots, nil
+}
+
+// LastRolled is the latest opening rolled, by any booker.
+func (s *Store) LastRolled(ctx context.Context) (booker.Date, bool, error) {
+	var last *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT max(opening_day) FROM schedule_roll`).Scan(&last); err != nil {
+		return booker.Date{}, false, fmt.Errorf("postgres: last roll-forward: %w", err)
+	}
+	if last == nil {
+		return booker.Date{}, false, nil
+	}
+	return booker.Date{Year: last.Year(), Month: last.Month(), Day: last.Day()}, true, nil
+}
+
+func notStarted(slots []booker.Slot, now time.Time) []booker.Slot {
+	return slices.DeleteFunc(slots, func(s booker.Slot) bool { return !s.StartAt.After(now) })
 }
 
 func decodePlan(doc []byte) (schedule.Plan, error) {

@@ -20,9 +20,11 @@ type Rolled struct {
 }
 
 // Roller writes, once for all bookers, the slots of every stored plan's date
-// that opens at the opening of date opening.
+// that opens at the opening of date opening, and tells the latest opening
+// written (ok false before the first).
 type Roller interface {
 	RollForward(ctx context.Context, cal Calendar, opening booker.Date) (Rolled, error)
+	LastRolled(ctx context.Context) (opening booker.Date, ok bool, err error)
 }
 
 // Job is the daily roll-forward. Every booker runs one; the Roller makes sure
@@ -52,12 +54,17 @@ func (j *Job) Run(ctx context.Context) {
 	}
 }
 
-// Tick rolls the opening now due and the one before it, which catches up an
-// opening missed while no booker ran. An opening already rolled costs one
-// lookup.
+// Tick rolls the opening now due and every one missed while no booker ran:
+// from the one after the last rolled, or at least the one before the due
+// one. Openings more than MaxHorizonDays back are left: every date they
+// opened has passed. An opening already rolled costs one lookup.
 func (j *Job) Tick(ctx context.Context) error {
 	due := j.Calendar.OpeningDay(j.Now())
-	for _, opening := range []booker.Date{AddDays(due, -1), due} {
+	from, err := j.firstToRoll(ctx, due)
+	if err != nil {
+		return err
+	}
+	for opening := from; !before(due, opening); opening = AddDays(opening, 1) {
 		r, err := j.Roller.RollForward(ctx, j.Calendar, opening)
 		if err != nil {
 			return err
@@ -72,4 +79,17 @@ func (j *Job) Tick(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// firstToRoll is the earliest opening Tick rolls when due is due.
+func (j *Job) firstToRoll(ctx context.Context, due booker.Date) (booker.Date, error) {
+	from := AddDays(due, -1)
+	last, ok, err := j.Roller.LastRolled(ctx)
+	if err != nil || !ok || !before(last, from) {
+		return from, err
+	}
+	if oldest := AddDays(due, -MaxHorizonDays); before(AddDays(last, 1), oldest) {
+		return oldest, nil
+	}
+	return AddDays(last, 1), nil
 }
