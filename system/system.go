@@ -60,7 +60,7 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("booker: %w", err)
 	}
 	if cfg.SeedDemo {
-		if err := SeedDemo(ctx, s.DatabaseURL, cfg.Booker.Zone); err != nil {
+		if err := SeedDemo(ctx, s.NATSURL, cfg.Booker.Stream.Namespace); err != nil {
 			return err
 		}
 	}
