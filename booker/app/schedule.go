@@ -64,6 +64,10 @@ func (a *App) startSchedules() (err error) {
 	}); err != nil {
 		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
 	}
+	// Once started, the booker answers plans: the server has the subscription.
+	if err := a.nc.Flush(); err != nil {
+		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
+	}
 	every := a.cfg.Schedule.RollEvery
 	if every <= 0 {
 		every = defaultRollEvery
