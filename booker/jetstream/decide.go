@@ -2,16 +2,11 @@ package jetstream
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-	"github.com/synadia-io/orbit.go/jetstreamext"
 	"termin/booker"
 	"termin/shared"
 )
@@ -160,128 +155,6 @@ func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
 	}
 	d.Replay = true
 	return d
-}
-
-// recorded reads the decision of a key, if there is one.
-func (w *Worker) recorded(ctx context.Context, key string) (shared.Decision, bool, error) {
-	subj := w.decisionSubject(key)
-	found, err := w.recordedMany(ctx, []string{subj})
-	d, ok := found[subj]
-	return d, ok, err
-}
-
-// maxMultiGet stays below the 1,024 subjects the server answers in one
-// batched direct get.
-const maxMultiGet = 1000
-
-// recordedMany reads the decisions on record for the bucket subjects;
-// subjects without one are absent from the result. A nats-server older than
-// 2.11 (Debian bookworm ships 2.9) has no batched direct get: the worker then
-// reads the keys one by one from then on.
-func (w *Worker) recordedMany(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
-	if !w.oneByOne.Load() {
-		found, err := w.batchGet(ctx, subjects)
-		if !errors.Is(err, jetstreamext.ErrBatchUnsupported) {
-			return found, err
-		}
-		w.oneByOne.Store(true)
-		w.Log.Warn("nats-server has no batched direct get (it came with 2.11); decisions are read one key at a time")
-	}
-	return w.getEach(ctx, subjects)
-}
-
-// batchGet reads the subjects' last messages with one batched direct get per
-// maxMultiGet subjects.
-func (w *Worker) batchGet(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
-	found := make(map[string]shared.Decision, len(subjects))
-	for len(subjects) > 0 {
-		n := min(len(subjects), maxMultiGet)
-		msgs, err := jetstreamext.GetLastMsgsFor(ctx, w.JS, kvStreamPrefix+w.Decisions.Bucket(), subjects[:n])
-		if err != nil {
-			return nil, fmt.Errorf("read decisions: %w", err)
-		}
-		for m, err := range msgs {
-			if errors.Is(err, jetstreamext.ErrNoMessages) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("read decisions: %w", err)
-			}
-			if m.Header.Get(kvOperationHeader) != "" {
-				continue // a deleted or purged key: no decision
-			}
-			if err := decodeInto(found, m.Subject, m.Data); err != nil {
-				return nil, err
-			}
-		}
-		subjects = subjects[n:]
-	}
-	return found, nil
-}
-
-// getEach reads the subjects' keys one request each.
-func (w *Worker) getEach(ctx context.Context, subjects []string) (map[string]shared.Decision, error) {
-	found := make(map[string]shared.Decision, len(subjects))
-	prefix := w.decisionSubject("")
-	for _, subj := range subjects {
-		e, err := w.Decisions.Get(ctx, strings.TrimPrefix(subj, prefix))
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue // never decided, or deleted or purged
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read decision: %w", err)
-		}
-		if err := decodeInto(found, subj, e.Value()); err != nil {
-			return nil, err
-		}
-	}
-	return found, nil
-}
-
-func decodeInto(found map[string]shared.Decision, subject string, data []byte) error {
-	var d shared.Decision
-	if err := json.Unmarshal(data, &d); err != nil {
-		return fmt.Errorf("decode decision %s: %w", subject, err)
-	}
-	found[subject] = d
-	return nil
-}
-
-// The decisions bucket is the stream KV_<bucket>, one subject per key; a
-// message with a KV-Operation header marks a deleted or purged key.
-const (
-	kvStreamPrefix    = "KV_"
-	kvSubjectPrefix   = "$KV."
-	kvOperationHeader = "KV-Operation"
-)
-
-func (w *Worker) decisionSubject(key string) string {
-	return kvSubjectPrefix + w.Decisions.Bucket() + "." + key
-}
-
-// record keeps the first decision of a key. Create refuses to overwrite, so two
-// bookers deciding duplicates of one key at once both end with the first.
-func (w *Worker) record(ctx context.Context, key string, d shared.Decision) (shared.Decision, error) {
-	data, err := json.Marshal(d)
-	if err != nil {
-		return d, err
-	}
-	_, err = w.Decisions.Create(ctx, key, data)
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		first, ok, err := w.recorded(ctx, key)
-		if err == nil && !ok {
-			// The bucket has the key but the read did not see it: a replica still
-			// catching up answered (a NATS node just restarted). Replying now would
-			// send an empty decision; deliver the command again instead.
-			err = fmt.Errorf("record decision: %s exists but is not readable yet", key)
-		}
-		first.Replay = true
-		return first, err
-	}
-	if err != nil {
-		return d, fmt.Errorf("record decision: %w", err)
-	}
-	return d, nil
 }
 
 func (w *Worker) count(d shared.Decision) {
