@@ -25,20 +25,29 @@ func TestDatabaseConnectionsCutMidBurstLoseAndDuplicateNothing(t *testing.T) {
 	for i := range clients {
 		clients[i] = &client{slot: slots[i%len(slots)], patient: int64(7000 + i), key: fmt.Sprintf("cut-%d", i)}
 	}
-	cut := 0
-	s.burst(clients, func() { // cut until every place is taken
+	cut, reads := 0, map[int]int{}
+	s.burst(clients, func() { // cut until every place is taken, reading between the cuts
 		deadline := time.Now().Add(30 * time.Second)
-		for s.queryInt(`SELECT count(*) FROM appointment`) < 100 && time.Now().Before(deadline) {
+		for i := 0; s.queryInt(`SELECT count(*) FROM appointment`) < 100 && time.Now().Before(deadline); i++ {
 			cut += s.queryInt(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND application_name = 'termin' AND pid <> pg_backend_pid()) cut`)
+			day := time.Now().AddDate(0, 0, 1+i%14).Format(time.DateOnly) // a new day each time: past the list cache
+			for _, path := range []string{"/api/doctors/42/slots?date=" + day, "/api/appointments/1"} {
+				if a, err := s.do("GET", path, "", nil); err == nil {
+					reads[a.status]++
+				}
+			}
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
+	if reads[http.StatusInternalServerError] > 0 {
+		t.Errorf("reads during the cuts answered %v by status; a lost connection is 503, never 500", reads)
+	}
 	if cut == 0 {
 		t.Fatal("no connection was cut: the test proves nothing")
 	}
 	retries := metricValue(t, "http://"+s.booker.Addr()+"/metrics", "booker_db_retries_total")
-	t.Logf("%d connections cut, %v transactions retried", cut, retries)
+	t.Logf("%d connections cut, %v transactions retried, reads by status %v", cut, retries, reads)
 	if retries == 0 {
 		t.Error("no transaction of the booker failed: the cuts came too late to prove anything")
 	}

@@ -68,7 +68,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	front, lists, err := a.shield(store, reg)
+	front, lists, err := a.shield(dbReads{store}, reg)
 	if err != nil {
 		return err
 	}
