@@ -21,7 +21,7 @@ type HolderReader interface {
 // gateways refuse a known-full slot without queueing and drop stale slot lists.
 type Announcer struct {
 	Conn *nats.Conn
-	// Namespace is the one of the gateways that listen.
+	// Namespace is the system's: the gateways listen in it.
 	Namespace shared.Namespace
 	Holders   HolderReader
 	// Refresh is the least time between two announcements of one full slot

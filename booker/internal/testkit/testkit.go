@@ -1,7 +1,7 @@
-// Package testkit holds the in-process servers that the booker's tests talk
-// to: a nats-server with JetStream, an SMTP server that keeps what it
-// receives, and an SMS webhook. Only tests import it; it is internal so that
-// nothing else can.
+// Package testkit holds the servers that the booker's tests talk to: a
+// nats-server with JetStream (TEST_NATS_URL's or an in-process one), an SMTP
+// server that keeps what it receives, and an SMS webhook. Only tests import
+// it; it is internal so that nothing else can.
 package testkit
 
 import (
