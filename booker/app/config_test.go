@@ -1,8 +1,10 @@
-package app
+package app_test
 
 import (
 	"strings"
 	"testing"
+
+	"termin/booker/app"
 )
 
 func TestNamespaceFlag(t *testing.T) {
@@ -14,7 +16,7 @@ func TestNamespaceFlag(t *testing.T) {
 		{"praxis.2", "", "NATS_NAMESPACE"},
 	}
 	for _, tt := range tests {
-		cfg, err := ParseFlags([]string{"-nats-namespace", tt.value})
+		cfg, err := app.ParseFlags([]string{"-nats-namespace", tt.value})
 		switch {
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("%q: error %v, want one naming %s", tt.value, err, tt.err)
