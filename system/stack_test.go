@@ -41,6 +41,7 @@ type stack struct {
 	dbURL   string
 	db      *pgxpool.Pool
 	ns      *server.Server // nil on the server at TEST_NATS_URL
+	natsDir string         // the in-process server's store
 	natsURL string
 	space   shared.Namespace
 	booker  *bookerapp.App
@@ -67,7 +68,8 @@ func newStackOn(t *testing.T, natsURL string) *stack {
 	s := &stack{t: t, dbURL: dbURL, db: db, natsURL: natsURL, http: &http.Client{Timeout: 10 * time.Second},
 		space: shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64()))}
 	if s.natsURL == "" {
-		ns, err := system.StartNATS(t.TempDir(), server.RANDOM_PORT)
+		s.natsDir = t.TempDir()
+		ns, err := system.StartNATS(s.natsDir, server.RANDOM_PORT)
 		if err != nil {
 			t.Fatal(err)
 		}
