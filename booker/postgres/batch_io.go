@@ -12,7 +12,10 @@ import (
 // "id = ANY(array)": a join with an unnest would be planned (generically,
 // for ten rows) as a hash join over a sequential scan, and the hot slot's row
 // leaves many dead versions behind it between vacuums, so each batch would
-// wade through all of them.
+// wade through all of them. Appointments are looked up one key at a time in a
+// LATERAL subquery with LIMIT 1, which the planner cannot turn into a join:
+// with statistics that never saw the table grow, it joined the batch to every
+// BOOKED row, and at 7:00 all of them are the hot slot's.
 
 // read learns, in one round trip, the keys decided before, and locks every
 // slot the batch touches (bookings' and cancellations' alike) in id order, so
@@ -32,18 +35,19 @@ func (b *batch) read(ctx context.Context) error {
 	q := &pgx.Batch{}
 	q.Queue(`
         SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint
-        FROM appointment a JOIN unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key)
-          ON a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key`, patients, keys)
+        FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
+        LATERAL (SELECT * FROM appointment a
+                 WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
 	q.Queue(`
         SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
         FROM time_slot
         WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2)))
         ORDER BY id FOR UPDATE`, slots, appts, b.now)
 	q.Queue(`
-        SELECT a.slot_id, a.patient_id
-        FROM appointment a JOIN unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id)
-          ON a.slot_id = h.slot_id AND a.patient_id = h.patient_id
-        WHERE a.status = 'BOOKED'`, slots, patients)
+        SELECT h.slot_id, h.patient_id
+        FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
+        LATERAL (SELECT 1 FROM appointment a
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, patients)
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {

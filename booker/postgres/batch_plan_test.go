@@ -60,3 +60,51 @@ func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
+
+// TestDecideLooksUpAppointmentsByKey holds that a batch reads a handful of
+// appointment rows per command, however many the hot slot already holds.
+// With statistics that never saw the table grow (autovacuum off or behind),
+// the planner joined the batch's (slot, patient) pairs to every BOOKED row
+// of the table: at 7:00 every row is the hot slot's, each batch read all of
+// them, and throughput past the knee fell to a third.
+func TestDecideLooksUpAppointmentsByKey(t *testing.T) {
+	pool, _ := pgtest.Pool(t, 1)
+	store := newStoreOn(pool)
+	ctx := context.Background()
+	hot := insertSlot(t, pool, 42, future, 1_000_000)
+	exec(t, pool, `ALTER TABLE appointment SET (autovacuum_enabled = off)`) // statistics as stale as at 7:00
+	exec(t, pool, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
+        SELECT $1, g, 'BOOKED', 'held-' || g FROM generate_series(1, 5000) g`, hot)
+	exec(t, pool, `UPDATE time_slot SET booked_count = 5000 WHERE id = $1`, hot)
+	before := appointmentRowsRead(t, pool)
+	patient, batches := int64(5000), 12
+	for range batches {
+		ops := make([]booker.Op, 20)
+		for i := range ops {
+			patient++
+			ops[i] = booker.Op{Book: &booker.BookRequest{SlotID: hot, PatientID: patient,
+				IdempotencyKey: fmt.Sprint("plan-", patient)}}
+		}
+		if _, err := store.Decide(ctx, ops); err != nil {
+			t.Fatalf("decide: %v", err)
+		}
+	}
+	read := appointmentRowsRead(t, pool) - before
+	t.Logf("%d batches of 20 read %d appointment rows", batches, read)
+	if read > batches*20*10 {
+		t.Errorf("%d batches of 20 read %d appointment rows; want a few per command, not the slot's 5,000", batches, read)
+	}
+	if got := bookedCount(t, pool, hot); got != int(patient) {
+		t.Errorf("booked_count = %d, want %d", got, patient)
+	}
+}
+
+// appointmentRowsRead flushes this connection's statistics and reads how many
+// appointment rows and index entries scans have read so far.
+func appointmentRowsRead(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
+	return queryInt(t, pool, `SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) +
+        (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'appointment'))::int
+        FROM pg_stat_user_tables WHERE relname = 'appointment'`)
+}
