@@ -34,6 +34,13 @@ loadtest: build
 		-booker-metrics http://127.0.0.1:9091/metrics \
 		-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_FLAGS)
 
+# The benchmarks the README quotes: one hot slot through the database with
+# batches of 1 and 50 in the same run, and the gateway's refusal and
+# waiting-room paths. Timings on a shared machine are noisy: compare ratios.
+bench:
+	$(GO) test -run '^$$' -bench DecideHotSlot -benchtime 3s -count 3 ./booker/postgres/
+	$(GO) test -run '^$$' -bench 'LimiterRefusal|KnownFull|OutlookDeepLine' -benchmem -count 3 ./gateway/
+
 lint:
 	$(GO) vet $(MODULES)
 	$(GO) run $(STATICCHECK) $(MODULES)
