@@ -72,7 +72,7 @@ func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult
 	}
 	t, err := f.Room.Join(ctx, slot, req)
 	if err != nil {
-		return BookingResult{}, unavailableUnlessDomain(err) // the room may have read the slot's places
+		return BookingResult{}, err
 	}
 	if pos, wait, ok := f.beyondBudget(t); ok {
 		f.Metrics.outcome(outcomeQueued)

@@ -36,9 +36,6 @@ func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 10)
 	waitFor(t, func() bool { return q.count() == 3 })
-	booked := func(left int) shared.Decision {
-		return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
-	}
 	checkRanks(t, room, tickets, "at first")
 	room.Decide(tickets[1], booked(999), nil) // out of admission order
 	checkRanks(t, room, tickets, "after a decision in the middle")

@@ -61,6 +61,11 @@ func joinAll(t testing.TB, room *gateway.Room, slot booker.Slot, n int64) []*gat
 	return tickets
 }
 
+// booked is the booker's decision for a booking in slot 1 that left places.
+func booked(left int) shared.Decision {
+	return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
+}
+
 func request(slot booker.Slot, patient int64) booker.BookRequest {
 	return booker.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
 }
@@ -79,9 +84,6 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 			t.Fatalf("ticket %d: position %d after %d (wait %v); want strictly increasing positions", i, pos, last, wait)
 		}
 		last = pos
-	}
-	booked := func(left int) shared.Decision {
-		return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
 	}
 	room.Decide(tickets[0], booked(1), nil) // 1 place left + margin 1: the 2 in flight are enough
 	if q.count() != 3 {

@@ -68,14 +68,7 @@ func TestBurstOnCapacityOneSlot(t *testing.T) {
 
 func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
 	s := newStack(t)
-	var slots []int64
-	for i := range 20 {
-		slots = append(slots, s.slot(42, time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 5))
-	}
-	clients := make([]*client, 400) // 400 clicks for 100 places
-	for i := range clients {
-		clients[i] = &client{slot: slots[i%len(slots)], patient: int64(5000 + i), key: fmt.Sprintf("kill-%d", i)}
-	}
+	clients := clickers(s.daySlots(20, 5), 400, 5000, "kill") // 400 clicks for 100 places
 	s.burst(clients, func() {
 		waitUntil(t, 10*time.Second, func() bool {
 			return s.queryInt(`SELECT count(*) FROM appointment`) >= 20
@@ -130,6 +123,37 @@ func (s *stack) checkInvariants(t *testing.T, clients []*client) {
         (SELECT count(*) FROM appointment a WHERE a.slot_id = s.id AND a.status = 'BOOKED')`); n != 0 {
 		t.Errorf("%d slots with booked_count over capacity or unequal to their BOOKED rows", n)
 	}
+}
+
+// daySlots makes n slots of doctor 42 tomorrow, 15 minutes apart, with
+// places each.
+func (s *stack) daySlots(n, places int) []int64 {
+	slots := make([]int64, n)
+	for i := range slots {
+		slots[i] = s.slot(42, time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), places)
+	}
+	return slots
+}
+
+// clickers makes n clients that take the slots in turn: patients from first
+// on, keys prefix-0, prefix-1 and so on.
+func clickers(slots []int64, n int, first int64, prefix string) []*client {
+	clients := make([]*client, n)
+	for i := range clients {
+		clients[i] = &client{slot: slots[i%len(slots)], patient: first + int64(i), key: fmt.Sprintf("%s-%d", prefix, i)}
+	}
+	return clients
+}
+
+// sentBetween counts the clicks first sent between from and to.
+func sentBetween(sent []time.Time, from, to time.Time) int {
+	n := 0
+	for _, at := range sent {
+		if at.After(from) && at.Before(to) {
+			n++
+		}
+	}
+	return n
 }
 
 // waitUntil polls cond instead of sleeping a guessed time.

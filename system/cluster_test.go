@@ -46,22 +46,14 @@ func TestClusterSurvivesNodeRestart(t *testing.T) {
 	}
 	// 600 clicks for 300 places, paced over 6 s, so that bookings keep reaching
 	// the stream while its leader is down.
-	clients := make([]*client, 600)
-	for i := range clients {
-		clients[i] = &client{slot: slots[i%len(slots)], patient: int64(9000 + i), key: fmt.Sprintf("cluster-%d", i)}
-	}
+	clients := clickers(slots, 600, 9000, "cluster")
 	var down, back time.Time
 	sent := runPacedBurst(gws, clients, 10*time.Millisecond, func() {
 		time.Sleep(time.Second)
 		down, back = nc.restartStreamLeader(t, shared.StreamName, 2*time.Second)
 	})
 	s.checkInvariants(t, clients)
-	during := 0
-	for _, at := range sent {
-		if at.After(down) && at.Before(back) {
-			during++
-		}
-	}
+	during := sentBetween(sent, down, back)
 	if during == 0 {
 		t.Errorf("no click was sent while the stream leader was down: the test proves nothing")
 	}

@@ -1,8 +1,6 @@
 package system_test
 
 import (
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,14 +15,7 @@ import (
 // makes the repeat find the first decision, so nothing is lost or doubled.
 func TestDatabaseConnectionsCutMidBurstLoseAndDuplicateNothing(t *testing.T) {
 	s := newStack(t)
-	var slots []int64
-	for i := range 20 {
-		slots = append(slots, s.slot(42, time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 5))
-	}
-	clients := make([]*client, 400) // 400 clicks for 100 places
-	for i := range clients {
-		clients[i] = &client{slot: slots[i%len(slots)], patient: int64(7000 + i), key: fmt.Sprintf("cut-%d", i)}
-	}
+	clients := clickers(s.daySlots(20, 5), 400, 7000, "cut") // 400 clicks for 100 places
 	cut, reads := 0, map[int]int{}
 	s.burst(clients, func() { // cut until every place is taken, reading between the cuts
 		deadline := time.Now().Add(30 * time.Second)
@@ -60,13 +51,7 @@ func TestDatabaseConnectionsCutMidBurstLoseAndDuplicateNothing(t *testing.T) {
 // metricValue reads one unlabelled sample from a /metrics page.
 func metricValue(t *testing.T, url, name string) float64 {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for line := range strings.Lines(string(body)) {
+	for line := range strings.Lines(scrape(t, url)) {
 		if value, ok := strings.CutPrefix(strings.TrimSpace(line), name+" "); ok {
 			v, err := strconv.ParseFloat(value, 64)
 			if err != nil {

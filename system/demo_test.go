@@ -52,7 +52,7 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	if plans := count(`SELECT count(*) FROM doctor_schedule`); plans != 5 {
 		t.Errorf("%d plans stored, want 5", plans)
 	}
-	if err := system.SeedDemo(ctx, sys.NATSURL, ""); err != nil {
+	if err := system.SeedDemo(ctx, sys.Gateway.Schedules()); err != nil {
 		t.Fatal(err)
 	}
 	if after := count(`SELECT count(*) FROM time_slot`); after != before {

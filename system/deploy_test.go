@@ -1,9 +1,9 @@
 package system_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -59,16 +59,9 @@ func TestDashboardAndAlertsNameMetricsThatExist(t *testing.T) {
 // scrapeNames reads a /metrics page and returns its metric families by type.
 func scrapeNames(t *testing.T, url string) map[string]string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	names := map[string]string{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+	for line := range strings.Lines(scrape(t, url)) {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
 			names[f[2]] = f[3]
 		}
 	}
@@ -104,6 +97,21 @@ var (
 	promOperators = []string{"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
 		"group_left", "group_right", "inf", "nan"}
 )
+
+// scrape reads a /metrics page.
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
 
 // metricNames pulls the metric names out of a PromQL expression, roughly:
 // strings, label matchers, groupings and ranges are dropped, and of the

@@ -67,7 +67,8 @@ func (s *stack) queueSettled(nc *nats.Conn) bool {
 }
 
 // startInstalledNATS starts the machine's nats-server binary with JetStream
-// on a free port, storing under a temporary directory; .ci/run installs it.
+// on a free port, storing under a temporary directory. Without the binary the
+// test fails saying what to install, as the database tests do.
 func startInstalledNATS(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("nats-server")
@@ -75,7 +76,7 @@ func startInstalledNATS(t *testing.T) string {
 		bin = "/usr/sbin/nats-server"
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("no nats-server binary installed (Debian: apt-get install nats-server); .ci/run installs it")
+		t.Fatal("no nats-server binary installed: install it (Debian: apt-get install nats-server; .ci/run does)")
 	}
 	version, _ := exec.Command(bin, "--version").Output()
 	t.Logf("%s", version)

@@ -59,14 +59,12 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 	if s.Booker, err = bookerapp.Start(ctx, cfg.Booker); err != nil {
 		return fmt.Errorf("booker: %w", err)
 	}
-	if cfg.SeedDemo {
-		if err := SeedDemo(ctx, s.NATSURL, cfg.Booker.Stream.Namespace); err != nil {
-			return err
-		}
-	}
 	cfg.Gateway.DatabaseURL, cfg.Gateway.NATSURL, cfg.Gateway.Logger = s.DatabaseURL, s.NATSURL, cfg.Logger
 	if s.Gateway, err = gatewayapp.Start(ctx, cfg.Gateway); err != nil {
 		return fmt.Errorf("gateway: %w", err)
+	}
+	if cfg.SeedDemo {
+		return SeedDemo(ctx, s.Gateway.Schedules())
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
+	"termin/booker/postgres"
 	"termin/migrations/pgtest"
 )
 
@@ -18,7 +19,6 @@ import (
 func TestDecideReachesSlotsByKey(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 1) // one connection: its statistics are the batches'
 	store := newStoreOn(pool)
-	ctx := context.Background()
 	hot := insertSlot(t, pool, 42, future, 1_000_000)
 	exec(t, pool, `
         INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
@@ -28,21 +28,28 @@ func TestDecideReachesSlotsByKey(t *testing.T) {
 	before := seqScans(t, pool)
 	patient := int64(0)
 	for range 12 { // past the five runs after which PostgreSQL may cache a generic plan
-		ops := make([]booker.Op, 20)
-		for i := range ops {
-			patient++
-			ops[i] = booker.Op{Book: &booker.BookRequest{SlotID: hot, PatientID: patient,
-				IdempotencyKey: fmt.Sprint("plan-", patient)}}
-		}
-		if _, err := store.Decide(ctx, ops); err != nil {
-			t.Fatalf("decide: %v", err)
-		}
+		decideBookings(t, store, hot, &patient, 20)
 	}
 	if after := seqScans(t, pool); after != before {
 		t.Errorf("batches scanned time_slot sequentially %d times; want by primary key only", after-before)
 	}
 	if got := bookedCount(t, pool, hot); got != int(patient) {
 		t.Errorf("booked_count = %d, want %d", got, patient)
+	}
+}
+
+// decideBookings decides n bookings of slot in one batch, for the patients
+// after *patient, each with a key of its own.
+func decideBookings(t *testing.T, store *postgres.Store, slot int64, patient *int64, n int) {
+	t.Helper()
+	ops := make([]booker.Op, n)
+	for i := range ops {
+		*patient++
+		ops[i] = booker.Op{Book: &booker.BookRequest{SlotID: slot, PatientID: *patient,
+			IdempotencyKey: fmt.Sprint("plan-", *patient)}}
+	}
+	if _, err := store.Decide(context.Background(), ops); err != nil {
+		t.Fatalf("decide: %v", err)
 	}
 }
 
@@ -70,7 +77,6 @@ func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
 func TestDecideLooksUpAppointmentsByKey(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 1)
 	store := newStoreOn(pool)
-	ctx := context.Background()
 	hot := insertSlot(t, pool, 42, future, 1_000_000)
 	exec(t, pool, `ALTER TABLE appointment SET (autovacuum_enabled = off)`) // statistics as stale as at 7:00
 	exec(t, pool, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
@@ -79,15 +85,7 @@ func TestDecideLooksUpAppointmentsByKey(t *testing.T) {
 	before := appointmentRowsRead(t, pool)
 	patient, batches := int64(5000), 12
 	for range batches {
-		ops := make([]booker.Op, 20)
-		for i := range ops {
-			patient++
-			ops[i] = booker.Op{Book: &booker.BookRequest{SlotID: hot, PatientID: patient,
-				IdempotencyKey: fmt.Sprint("plan-", patient)}}
-		}
-		if _, err := store.Decide(ctx, ops); err != nil {
-			t.Fatalf("decide: %v", err)
-		}
+		decideBookings(t, store, hot, &patient, 20)
 	}
 	read := appointmentRowsRead(t, pool) - before
 	t.Logf("%d batches of 20 read %d appointment rows", batches, read)

@@ -16,8 +16,9 @@ import (
 // a plan when the configuration leaves it zero.
 const defaultScheduleTimeout = 10 * time.Second
 
-// schedules is the gateway's side of the plan request-reply with the bookers.
-func (a *App) schedules() gateway.Schedules {
+// Schedules is the gateway's side of the plan request-reply with the bookers:
+// what the PUT route uses, and what seeds plans put as that route would.
+func (a *App) Schedules() gateway.Schedules {
 	timeout := a.cfg.ScheduleTimeout
 	if timeout <= 0 {
 		timeout = defaultScheduleTimeout
