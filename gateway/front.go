@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -38,7 +37,7 @@ type Front struct {
 var _ Bookings = (*Front)(nil)
 
 // Book answers a booking request within the budget.
-func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult, error) {
+func (f *Front) Book(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
 	req.TraceID = RequestID(ctx)
 	key := HashKey(req.IdempotencyKey)
@@ -49,14 +48,14 @@ func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult
 	}
 	if f.Room.KnownFull(req.SlotID, req.PatientID) {
 		f.Metrics.outcome(outcomeKnownFull)
-		return BookingResult{}, booker.ErrSlotFull
+		return BookingResult{}, ErrSlotFull
 	}
 	slot, err := f.Slots.Slot(ctx, req.SlotID)
 	if err != nil {
 		return BookingResult{}, unavailableUnlessDomain(err)
 	}
 	if !slot.StartAt.After(time.Now()) {
-		return BookingResult{}, booker.ErrSlotClosed
+		return BookingResult{}, ErrSlotClosed
 	}
 	if err := f.Queue.Ready(); err != nil {
 		return BookingResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
@@ -98,7 +97,7 @@ func (f *Front) beyondBudget(t *Ticket) (int, time.Duration, bool) {
 
 // await waits for the ticket's decision until the deadline; past it the
 // client learns its position and when to ask again.
-func (f *Front) await(ctx context.Context, t *Ticket, req booker.BookRequest, deadline time.Time) (BookingResult, error) {
+func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline time.Time) (BookingResult, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
@@ -135,8 +134,8 @@ func (f *Front) Submit(t *Ticket) {
 
 // Cancel queues the cancellation on the slot's doctor subject, so that the
 // booker decides every write to a slot row, and waits for it within the budget.
-func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) {
-	if a.Status == booker.StatusCancelled {
+func (f *Front) Cancel(ctx context.Context, a Appointment) (bool, error) {
+	if a.Status == StatusCancelled {
 		return false, nil
 	}
 	slot, err := f.Slots.Slot(ctx, a.SlotID)
@@ -162,19 +161,19 @@ func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) 
 }
 
 // result turns a decision into the gateway's answer.
-func result(d shared.Decision, req booker.BookRequest, replay bool, err error) (BookingResult, error) {
+func result(d shared.Decision, req BookRequest, replay bool, err error) (BookingResult, error) {
 	switch {
 	case err != nil:
 		return BookingResult{}, err
 	case d.SlotID != req.SlotID:
-		return BookingResult{}, booker.ErrKeyReused
+		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
 	a := d.Appointment
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return BookingResult{Replay: replay, Appointment: booker.Appointment{ID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, Status: booker.Status(a.Status), CreatedAt: created}}, nil
+	return BookingResult{Replay: replay, Appointment: Appointment{ID: a.ID, SlotID: a.SlotID,
+		PatientID: a.PatientID, Status: Status(a.Status), CreatedAt: created}}, nil
 }
 
 // unavailableUnlessDomain keeps domain answers (slot not found) and turns

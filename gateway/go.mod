@@ -10,7 +10,6 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/valyala/fasthttp v1.79.0
 	golang.org/x/sync v0.25.0
-	termin/booker v0.0.0
 	termin/migrations v0.0.0
 	termin/shared v0.0.0
 )
@@ -40,7 +39,5 @@ require (
 )
 
 replace termin/shared => ../shared
-
-replace termin/booker => ../booker
 
 replace termin/migrations => ../migrations

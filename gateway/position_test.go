@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -15,7 +14,7 @@ import (
 // booker cannot keep up with, under the lock the whole room shares.
 func BenchmarkOutlookDeepLine(b *testing.B) {
 	const n = 100_000
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 	room, _ := newRoom(b, slot, gateway.DefaultRoomConfig())
 	tickets := joinAll(b, room, slot, n)
 	for b.Loop() {
@@ -30,7 +29,7 @@ func BenchmarkOutlookDeepLine(b *testing.B) {
 // while decisions admit waiters, the slot fills and refuses them, and opens
 // again for new arrivals.
 func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1000}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1000}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 3
 	room, q := newRoom(t, slot, cfg)
@@ -80,7 +79,7 @@ func checkRanks(t *testing.T, room *gateway.Room, tickets []*gateway.Ticket, whe
 // once, with the admitted first.
 func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	opens := time.Now().Add(50 * time.Millisecond)
-	slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+	slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, slot, cfg)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -50,7 +49,7 @@ func DefaultRoomConfig() RoomConfig {
 type Room struct {
 	cfg    RoomConfig
 	submit func(*Ticket)
-	fresh  func(ctx context.Context, slotID int64) (booker.Slot, error)
+	fresh  func(ctx context.Context, slotID int64) (Slot, error)
 	log    *slog.Logger
 	// Now is the room's clock; tests replace it.
 	Now     func() time.Time
@@ -67,7 +66,7 @@ type Room struct {
 // NewRoom makes a waiting room; submit puts an admitted ticket in the queue
 // (it runs in its own goroutine and must end in Decide), and fresh reads a
 // slot's places from the database when the room does not know them.
-func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (booker.Slot, error), log *slog.Logger) *Room {
+func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (Slot, error), log *slog.Logger) *Room {
 	if cfg == (RoomConfig{}) {
 		cfg = DefaultRoomConfig()
 	}
@@ -89,7 +88,7 @@ func (r *Room) KnownFull(slotID, patient int64) bool {
 
 // Join finds the request's ticket or gives it a new one at the end of its
 // slot's line, admitting whoever may go into the queue now.
-func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookRequest) (*Ticket, error) {
+func (r *Room) Join(ctx context.Context, slot Slot, req BookRequest) (*Ticket, error) {
 	id := ticketID{req.PatientID, req.IdempotencyKey}
 	for range 3 {
 		r.mu.Lock()
@@ -111,11 +110,11 @@ func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookReques
 }
 
 // enterLocked puts a new ticket in the line (or its pre-queue).
-func (r *Room) enterLocked(ln *line, slot booker.Slot, req booker.BookRequest, id ticketID) (*Ticket, error) {
+func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*Ticket, error) {
 	now := r.Now()
 	switch {
 	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
-		return nil, booker.ErrSlotClosed
+		return nil, ErrSlotClosed
 	case len(r.tickets) >= r.cfg.MaxTickets:
 		return nil, ErrUnavailable
 	}
@@ -248,7 +247,7 @@ func (r *Room) releaseLocked(t *Ticket) {
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
 func (r *Room) refuseWaitingLocked(ln *line) {
-	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: booker.ErrSlotFull.Msg, SlotID: ln.slotID}
+	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
 	for _, t := range append(ln.waiting, ln.pre...) {
 		r.closeLocked(t, full, nil)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -33,22 +32,22 @@ func (s *slowBooker) count() int {
 	return len(s.submitted)
 }
 
-func newRoom(tb testing.TB, slot booker.Slot, cfg gateway.RoomConfig) (*gateway.Room, *slowBooker) {
+func newRoom(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig) (*gateway.Room, *slowBooker) {
 	tb.Helper()
 	q := &slowBooker{}
-	fresh := func(context.Context, int64) (booker.Slot, error) { return slot, nil }
+	fresh := func(context.Context, int64) (gateway.Slot, error) { return slot, nil }
 	return gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil))), q
 }
 
 func fullRoom(tb testing.TB, slotID, holder int64) *gateway.Room {
 	tb.Helper()
-	room, _ := newRoom(tb, booker.Slot{ID: slotID}, gateway.DefaultRoomConfig())
+	room, _ := newRoom(tb, gateway.Slot{ID: slotID}, gateway.DefaultRoomConfig())
 	room.SlotState(shared.SlotState{SlotID: slotID, Left: 0, Holders: []int64{holder}})
 	return room
 }
 
 // joinAll lets patients 0..n-1 join the slot's line, in that order.
-func joinAll(t testing.TB, room *gateway.Room, slot booker.Slot, n int64) []*gateway.Ticket {
+func joinAll(t testing.TB, room *gateway.Room, slot gateway.Slot, n int64) []*gateway.Ticket {
 	t.Helper()
 	tickets := make([]*gateway.Ticket, 0, n)
 	for p := range n {
@@ -66,12 +65,12 @@ func booked(left int) shared.Decision {
 	return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
 }
 
-func request(slot booker.Slot, patient int64) booker.BookRequest {
-	return booker.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
+func request(slot gateway.Slot, patient int64) gateway.BookRequest {
+	return gateway.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
 }
 
 func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 2}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 2}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.Margin = 1
 	room, q := newRoom(t, slot, cfg)
@@ -107,7 +106,7 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 	order := func(seed uint64) []int64 {
 		opens := time.Now().Add(100 * time.Millisecond)
-		slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+		slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 		cfg := gateway.DefaultRoomConfig()
 		cfg.Seed = seed
 		room, q := newRoom(t, slot, cfg)
@@ -142,9 +141,9 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 }
 
 func TestRoomRefusesBeforeThePreQueueWindow(t *testing.T) {
-	slot := booker.Slot{ID: 3, StartAt: time.Now().Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(time.Hour)}
+	slot := gateway.Slot{ID: 3, StartAt: time.Now().Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(time.Hour)}
 	room, _ := newRoom(t, slot, gateway.DefaultRoomConfig())
-	if _, err := room.Join(t.Context(), slot, request(slot, 1)); !errors.Is(err, booker.ErrSlotClosed) {
+	if _, err := room.Join(t.Context(), slot, request(slot, 1)); !errors.Is(err, gateway.ErrSlotClosed) {
 		t.Fatalf("an hour before the opening: %v, want ErrSlotClosed", err)
 	}
 }
@@ -192,12 +191,12 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
 	q := &slowBooker{}
-	fresh := func(_ context.Context, id int64) (booker.Slot, error) {
-		return booker.Slot{ID: id, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, nil
+	fresh := func(_ context.Context, id int64) (gateway.Slot, error) {
+		return gateway.Slot{ID: id, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, nil
 	}
 	room := gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	join := func(slot, patient int64) *gateway.Ticket {
-		s := booker.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+		s := gateway.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 		tk, err := room.Join(t.Context(), s, request(s, patient))
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +224,7 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 // and checks the wait told to the client at position 1000: about 10 s, not
 // the 1 s floor that instantaneous gaps between decisions would suggest.
 func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
 	room, q := newRoom(t, slot, gateway.DefaultRoomConfig())
 	clock := time.Now()
 	room.Now = func() time.Time { return clock }

@@ -7,12 +7,11 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
 )
 
 // SlotSource reads one slot, whatever its state.
 type SlotSource interface {
-	Slot(ctx context.Context, id int64) (booker.Slot, error)
+	Slot(ctx context.Context, id int64) (Slot, error)
 }
 
 // SlotCache remembers what the gateway needs of a slot to route and pre-check a
@@ -29,7 +28,7 @@ type SlotCache struct {
 }
 
 type cachedSlot struct {
-	slot    booker.Slot
+	slot    Slot
 	expires time.Time
 }
 
@@ -39,7 +38,7 @@ func NewSlotCache(src SlotSource, ttl time.Duration, maxSize int) *SlotCache {
 }
 
 // Slot returns the slot from the cache or from the source.
-func (c *SlotCache) Slot(ctx context.Context, id int64) (booker.Slot, error) {
+func (c *SlotCache) Slot(ctx context.Context, id int64) (Slot, error) {
 	now := time.Now()
 	c.mu.RLock()
 	e, ok := c.entries[id]
@@ -51,9 +50,9 @@ func (c *SlotCache) Slot(ctx context.Context, id int64) (booker.Slot, error) {
 		return c.src.Slot(ctx, id)
 	})
 	if err != nil {
-		return booker.Slot{}, err
+		return Slot{}, err
 	}
-	s := v.(booker.Slot)
+	s := v.(Slot)
 	c.mu.Lock()
 	if len(c.entries) >= c.maxSize {
 		clear(c.entries) // rare and cheap to refill; keeps memory bounded without an LRU

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -19,7 +18,7 @@ type ticketID struct {
 type Ticket struct {
 	id       ticketID
 	line     *line
-	Request  booker.BookRequest
+	Request  BookRequest
 	DoctorID int64
 	admitted bool
 	pre      bool

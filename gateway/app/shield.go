@@ -6,12 +6,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/gateway"
+	"termin/gateway/postgres"
 )
 
 // shield builds the burst shield in front of the queue: the per-patient
 // limiter shared with the other gateways, the waiting room that follows the
 // booker's slot announcements, and the slot-list cache.
-func (a *App) shield(store dbReads, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
+func (a *App) shield(store *postgres.Reader, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
 	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(store, time.Minute, 100_000),
