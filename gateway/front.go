@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"termin/shared"
 )
 
 // Queue is the durable queue between the gateway and the booker.
 type Queue interface {
+	// Submitter puts a command on its doctor's subject.
+	Submitter
 	// Recorded returns the decision of a key if one is on record.
 	Recorded(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error)
-	// Submit puts a command on the doctor's subject. The channel yields its
-	// decision once, however long that takes, or is closed if none comes.
-	Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error)
 	// Ready fails while the queue cannot take commands.
 	Ready() error
 }
@@ -36,8 +34,9 @@ type Front struct {
 
 var _ Bookings = (*Front)(nil)
 
-// Book answers a booking request within the budget.
-func (f *Front) Book(ctx context.Context, req BookRequest) (BookingResult, error) {
+// RequestBooking answers a booking request within the budget: a refusal at
+// once, the booker's decision, or the request's place in the queue.
+func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
 	req.TraceID = RequestID(ctx)
 	key := HashKey(req.IdempotencyKey)
@@ -113,28 +112,10 @@ func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline 
 	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
 
-// Submit is the waiting room's way into the queue: it publishes an admitted
-// ticket and hands its decision back to the room.
-func (f *Front) Submit(t *Ticket) {
-	req := t.Request
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
-	ch, err := f.Queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
-	if err != nil {
-		f.Room.Decide(t, shared.Decision{}, err)
-		return
-	}
-	d, ok := <-ch
-	if !ok {
-		f.Room.Decide(t, shared.Decision{}, fmt.Errorf("%w: no decision arrived", ErrUnavailable))
-		return
-	}
-	f.Room.Decide(t, d, nil)
-}
-
-// Cancel queues the cancellation on the slot's doctor subject, so that the
-// booker decides every write to a slot row, and waits for it within the budget.
-func (f *Front) Cancel(ctx context.Context, a Appointment) (bool, error) {
+// RequestCancellation queues the cancellation on the slot's doctor subject,
+// so that the booker decides every write to a slot row, and waits for it
+// within the budget.
+func (f *Front) RequestCancellation(ctx context.Context, a Appointment) (bool, error) {
 	if a.Status == StatusCancelled {
 		return false, nil
 	}
@@ -183,44 +164,4 @@ func unavailableUnlessDomain(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)
-}
-
-// Outcomes of the shield, the label values of gateway_shield_total.
-const (
-	outcomeRateLimited = "rate_limited"
-	outcomeKnownFull   = "known_full"
-	outcomeRecorded    = "recorded"
-	outcomeDecided     = "decided"
-	outcomeQueued      = "queued"
-)
-
-// FrontMetrics shows what the shield does with the burst.
-type FrontMetrics struct {
-	outcomes map[string]prometheus.Counter
-}
-
-// NewFrontMetrics registers the shield's metrics; room feeds the size gauges.
-func NewFrontMetrics(reg prometheus.Registerer, room *Room) *FrontMetrics {
-	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gateway_shield_total",
-		Help: "Booking requests by what the gateway's shield did with them.",
-	}, []string{"outcome"})
-	m := &FrontMetrics{outcomes: map[string]prometheus.Counter{}}
-	for _, o := range []string{outcomeRateLimited, outcomeKnownFull, outcomeRecorded, outcomeDecided, outcomeQueued} {
-		m.outcomes[o] = vec.WithLabelValues(o)
-	}
-	reg.MustRegister(vec,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_waiting_room_size",
-			Help: "Booking requests waiting for admission to the queue."},
-			func() float64 { w, _ := room.Sizes(); return float64(w) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_prequeue_size",
-			Help: "Booking requests waiting for their slot's opening lottery."},
-			func() float64 { _, p := room.Sizes(); return float64(p) }))
-	return m
-}
-
-func (m *FrontMetrics) outcome(o string) {
-	if m != nil {
-		m.outcomes[o].Inc()
-	}
 }

@@ -96,13 +96,13 @@ type BookingResult struct {
 
 // Bookings puts commands in the queue and waits for the booker's decision.
 type Bookings interface {
-	// Book returns the decision, or a queued result past the reply budget.
-	// A refusal is one of the booker's errors; a queue that cannot take the
-	// request is ErrUnavailable.
-	Book(ctx context.Context, req BookRequest) (BookingResult, error)
-	// Cancel queues the cancellation of a and waits for it within the reply
-	// budget; queued is true when it is accepted but not yet applied.
-	Cancel(ctx context.Context, a Appointment) (queued bool, err error)
+	// RequestBooking returns the decision, or a queued result past the reply
+	// budget. A refusal is an error with the refusal's code; a queue that
+	// cannot take the request is ErrUnavailable.
+	RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error)
+	// RequestCancellation queues the cancellation of a and waits for it within
+	// the reply budget; queued is true when it is accepted but not yet applied.
+	RequestCancellation(ctx context.Context, a Appointment) (queued bool, err error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.

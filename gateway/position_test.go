@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -34,14 +33,14 @@ func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
 	cfg.MaxInflight = 3
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 10)
-	waitFor(t, func() bool { return q.count() == 3 })
+	q.waitCount(t, 3)
 	checkRanks(t, room, tickets, "at first")
-	room.Decide(tickets[1], booked(999), nil) // out of admission order
+	q.decide(t, room, tickets[1], booked(999)) // out of admission order
 	checkRanks(t, room, tickets, "after a decision in the middle")
-	room.Decide(tickets[0], booked(998), nil)
-	room.Decide(tickets[2], booked(997), nil)
+	q.decide(t, room, tickets[0], booked(998))
+	q.decide(t, room, tickets[2], booked(997))
 	checkRanks(t, room, tickets, "after two more")
-	room.Decide(tickets[3], booked(0), nil) // full: the waiters are refused
+	q.decide(t, room, tickets[3], booked(0)) // full: the waiters are refused
 	room.SlotState(shared.SlotState{SlotID: 1, Left: 5})
 	for p := int64(100); p < 103; p++ {
 		tk, err := room.Join(t.Context(), slot, request(slot, p))
@@ -84,7 +83,7 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 8)
-	waitFor(t, func() bool { return q.count() == 2 })
+	q.waitCount(t, 2)
 	late, err := room.Join(t.Context(), slot, request(slot, 8)) // after the opening: behind the lottery
 	if err != nil {
 		t.Fatal(err)
@@ -102,11 +101,8 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	if pos, _ := room.Position(late); pos != 9 {
 		t.Errorf("the first arrival after the opening is at %d, want 9", pos)
 	}
-	q.mu.Lock()
-	admitted := slices.Clone(q.submitted)
-	q.mu.Unlock()
-	for _, tk := range admitted {
-		if pos, _ := room.Position(tk); pos > 2 {
+	for _, patient := range q.patients() {
+		if pos, _ := room.Position(tickets[patient]); pos > 2 {
 			t.Errorf("an admitted entrant is at %d, behind waiters", pos)
 		}
 	}

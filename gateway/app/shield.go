@@ -12,14 +12,14 @@ import (
 // shield builds the burst shield in front of the queue: the per-patient
 // limiter shared with the other gateways, the waiting room that follows the
 // booker's slot announcements, and the slot-list cache.
-func (a *App) shield(store *postgres.Reader, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
+func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(store, time.Minute, 100_000),
-		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget}
-	front.Room = gateway.NewRoom(a.cfg.Room, front.Submit, store.Slot, a.cfg.Logger)
-	front.Metrics = gateway.NewFrontMetrics(reg, front.Room)
-	lists := gateway.NewSlotLists(store, a.cfg.ListTTL, a.cfg.Zone)
+	room := gateway.NewRoom(a.cfg.Room, a.queue, reads, a.cfg.Logger)
+	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(reads, time.Minute, 100_000), Room: room,
+		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget,
+		Metrics: gateway.NewFrontMetrics(reg, room)}
+	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
 		return nil, nil, err
 	}

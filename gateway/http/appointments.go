@@ -49,7 +49,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
-	res, err := s.bookings.Book(c, req)
+	res, err := s.bookings.RequestBooking(c, req)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -103,7 +103,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
-		queued, err := s.bookings.Cancel(c, a)
+		queued, err := s.bookings.RequestCancellation(c, a)
 		if err != nil {
 			s.fail(ctx, err)
 			return

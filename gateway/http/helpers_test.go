@@ -32,7 +32,7 @@ type fakeBookings struct {
 	cancels  []int64
 }
 
-func (f *fakeBookings) Book(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
+func (f *fakeBookings) RequestBooking(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
 	f.mu.Lock()
 	f.books = append(f.books, req)
 	fn := f.bookFn
@@ -45,7 +45,7 @@ func (f *fakeBookings) Book(_ context.Context, req gateway.BookRequest) (gateway
 	}}, nil
 }
 
-func (f *fakeBookings) Cancel(_ context.Context, a gateway.Appointment) (bool, error) {
+func (f *fakeBookings) RequestCancellation(_ context.Context, a gateway.Appointment) (bool, error) {
 	f.mu.Lock()
 	f.cancels = append(f.cancels, a.ID)
 	fn := f.cancelFn
