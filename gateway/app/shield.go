@@ -17,7 +17,7 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 	a.stop = stop
 	room := gateway.NewRoom(a.cfg.Room, a.queue, reads, a.cfg.Logger)
 	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(reads, time.Minute, 100_000), Room: room,
-		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget,
+		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
 		Metrics: gateway.NewFrontMetrics(reg, room)}
 	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
