@@ -109,14 +109,7 @@ func (e *env) contact(patientID int64, name, email, phone, lang string) {
 
 func (e *env) slot(doctorID int64, startAt time.Time, capacity int) int64 {
 	e.t.Helper()
-	var id int64
-	err := e.db.QueryRow(context.Background(), `
-        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity) VALUES ($1, $2, $3, $4) RETURNING id`,
-		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
-	if err != nil {
-		e.t.Fatalf("insert slot: %v", err)
-	}
-	return id
+	return pgtest.InsertSlot(e.t, e.db, doctorID, startAt, capacity)
 }
 
 // book books through the store, as the booker does; err is the refusal, if any.
@@ -136,11 +129,7 @@ func (e *env) mustBook(slotID, patientID int64) booker.Booking {
 
 func (e *env) queryInt(sql string, args ...any) int {
 	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		e.t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return pgtest.QueryInt(e.t, e.db, sql, args...)
 }
 
 // waitIdle waits until every outbox row is published and the notifier has
