@@ -18,30 +18,57 @@ var ErrInvariant = errors.New("an invariant check failed")
 const checkTimeout = 2 * time.Minute
 
 // Run seeds the scenario's slots, sends the load, follows every queued click
-// to its decision (within FollowUp), checks the database and saves the report
-// into OutDir. It returns the report with ErrInvariant when a check failed;
-// a cancelled ctx stops the load early but still checks and reports.
+// to its decision (within FollowUp), waits for the system to catch up,
+// checks the database and saves the report into OutDir. It returns the
+// report with ErrInvariant when a check failed; a cancelled ctx stops the
+// load early but still checks and reports.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	pool, err := openPool(ctx, o.DatabaseURL)
+	pool, err := openPool(ctx, o.DatabaseURL, 4)
 	if err != nil {
 		return nil, err
 	}
 	defer pool.Close()
+	if o.Scenario == ScenarioHotslotCompare {
+		return runCompare(ctx, o, pool)
+	}
+	rep, err := runScenario(ctx, o, pool, LabelGenerator)
+	if err != nil {
+		return rep, err
+	}
+	return rep, rep.finish()
+}
+
+// runScenario runs one scenario and checks it; generator labels the load
+// generator's process in the CPU table.
+func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator string) (*Report, error) {
 	id := newIDs(o.Seed)
 	p, err := prepare(ctx, pool, o, id)
 	if err != nil {
 		return nil, err
 	}
 	rep := newReport(o, p)
+	meter := newCPUMeter(o, pool, generator)
 	before := scrapeBoth(ctx, o, rep)
+	meter.start()
+	since := time.Now()
+	if err := rep.awaitOpening(ctx, p); err != nil {
+		return rep, err
+	}
 	e := newEngine(o, p.load, id)
+	var backlog *backlogWatch // opening-all only
+	if rep.Morning != nil {
+		backlog = watchBacklog(ctx, e.ledger, o.BookerMetricsURL)
+	}
 	cpu0 := cpuTime()
 	runLoad(ctx, e, p)
 	rep.Notes = append(rep.Notes, generatorCPU(cpuTime()-cpu0, e.stats))
+	rep.Notes = append(rep.Notes, settleNote(settle(context.WithoutCancel(ctx), pool, o)))
+	meter.stop()
+	lines := backlog.stop()
 	after := scrapeBoth(context.WithoutCancel(ctx), o, rep)
 	for _, src := range []string{"gateway", "booker"} {
 		rep.Metrics = append(rep.Metrics, deltas(src, before[src], after[src])...)
@@ -52,17 +79,70 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
 	defer cancel()
-	if rep.Checks, err = runChecks(cctx, pool, id, e.ledger); err != nil {
+	if err := rep.addCPU(cctx, pool, id, since, meter, before, after); err != nil {
 		return rep, err
 	}
-	passed := rep.passed() // before Save, so that report.txt and report.json carry the result
-	if err := rep.Save(); err != nil {
-		return rep, fmt.Errorf("save report: %w", err)
+	if rep.Morning != nil {
+		if err := rep.addMorning(cctx, pool, id, lines, e); err != nil {
+			return rep, err
+		}
+	}
+	rep.Checks, err = runChecks(cctx, pool, id, e.ledger)
+	return rep, err
+}
+
+// finish records whether every check held, saves the report and says
+// ErrInvariant when one failed.
+func (r *Report) finish() error {
+	passed := r.passed() // before Save, so that report.txt and report.json carry the result
+	if err := r.Save(); err != nil {
+		return fmt.Errorf("save report: %w", err)
 	}
 	if !passed {
-		return rep, ErrInvariant
+		return ErrInvariant
 	}
-	return rep, nil
+	return nil
+}
+
+// awaitOpening waits for the opening-all scenario's opening, after which
+// the first click is due.
+func (r *Report) awaitOpening(ctx context.Context, p *prepared) error {
+	if p.opensAt.IsZero() {
+		return nil
+	}
+	if late := time.Since(p.opensAt); late > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("seeding ended %v after the opening: the clicks began late (raise -opens-in)", late.Round(time.Millisecond)))
+	}
+	return waitUntil(ctx, p.opensAt)
+}
+
+// addCPU counts the run's confirmed bookings in the database and charges
+// each measured process's CPU to them.
+func (r *Report) addCPU(ctx context.Context, pool *pgxpool.Pool, id ids, since time.Time, m *cpuMeter, before, after map[string]sample) error {
+	confirmed, err := confirmedBookings(ctx, pool, id, since)
+	if err != nil {
+		return fmt.Errorf("count confirmed bookings: %w", err)
+	}
+	r.CPU = m.report(confirmed)
+	r.CPU.crossCheck(before, after)
+	return nil
+}
+
+func (r *Report) addMorning(ctx context.Context, pool *pgxpool.Pool, id ids, lines []BacklogLine, e *engine) error {
+	bySec, err := confirmedBySecond(ctx, pool, id, r.Morning.Opening)
+	if err != nil {
+		return fmt.Errorf("confirmed bookings by second: %w", err)
+	}
+	r.Morning.fill(lines, bySec)
+	r.Morning.Decisions = decisionLatency(e.ledger.snapshot(), e.stats.began)
+	return nil
+}
+
+func settleNote(took time.Duration, ok bool) string {
+	if ok {
+		return fmt.Sprintf("system caught up (outbox relayed, streams drained) %v after the last answer", took.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("system had not caught up %v after the last answer (outbox or streams still pending): CPU read anyway", took.Round(time.Millisecond))
 }
 
 // runLoad runs the engine, with the sustained scenario's knee watch beside it.
@@ -82,12 +162,12 @@ func runLoad(ctx context.Context, e *engine, p *prepared) {
 	<-done
 }
 
-func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+func openPool(ctx context.Context, url string, conns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	cfg.MaxConns = 4
+	cfg.MaxConns = conns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err == nil {
 		err = pool.Ping(ctx)
@@ -106,6 +186,9 @@ func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
 	out := map[string]sample{}
 	urls := map[string]string{"gateway": o.GatewayURL + "/metrics", "booker": o.BookerMetricsURL}
+	if o.noGatewayMetrics {
+		urls["gateway"] = ""
+	}
 	for src, url := range urls {
 		s, err := scrape(ctx, url)
 		if err != nil {
