@@ -47,6 +47,10 @@ type CPUReport struct {
 	Processes         []CPULine `json:"processes"`
 	TotalSeconds      float64   `json:"totalCpuSeconds"`
 	TotalUSPerBooking float64   `json:"totalUsPerBooking"`
+	// OwnDatabaseUSPerBooking is the total with PostgreSQL counted as the
+	// run database's backends only: on a machine where other databases are
+	// busy, the figure that is this system's alone.
+	OwnDatabaseUSPerBooking float64 `json:"totalOwnDatabaseUsPerBooking,omitempty"`
 	// PostgresBackends splits PostgreSQL: the backends serving the run's
 	// database, the rest (server processes, other databases' backends).
 	PostgresBackends []CPULine `json:"postgresBreakdown,omitempty"`
@@ -122,6 +126,7 @@ func (m *cpuMeter) report(confirmed int) *CPUReport {
 			Seconds: max(pg.Seconds-in.Seconds, 0)}
 		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), perBooking(rest.Seconds, confirmed)
 		r.PostgresBackends = []CPULine{in, rest}
+		r.OwnDatabaseUSPerBooking = perBooking(r.TotalSeconds-rest.Seconds, confirmed)
 	}
 	return r
 }

@@ -107,11 +107,13 @@ func (m *Morning) fill(backlog []BacklogLine, confirmed map[int]int) {
 	for s := range confirmed {
 		last = max(last, s)
 	}
+	state := BacklogLine{QueuePending: -1}
 	for s := 0; s <= last; s++ {
-		line := MorningLine{BacklogLine: BacklogLine{Second: s, QueuePending: -1}, Confirmed: confirmed[s]}
 		if s < len(backlog) {
-			line.BacklogLine = backlog[s]
+			state = backlog[s]
 		}
+		state.Second = s // past the watch's end (after the catch-up wait) its last state holds
+		line := MorningLine{BacklogLine: state, Confirmed: confirmed[s]}
 		m.Confirmed += confirmed[s]
 		m.Seconds = append(m.Seconds, line)
 	}

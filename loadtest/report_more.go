@@ -48,6 +48,9 @@ func writeCPU(tw *tabwriter.Writer, c *CPUReport) {
 		l.Process = "  of which " + l.Process
 		cpuLine(tw, l)
 	}
+	if len(c.PostgresBackends) > 0 {
+		fmt.Fprintf(tw, "TOTAL with only this database's backends\t\t\t\t%.0f\n", c.OwnDatabaseUSPerBooking)
+	}
 	for _, l := range c.Prometheus {
 		l.Process = "cross-check: " + l.Process
 		cpuLine(tw, l)

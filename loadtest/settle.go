@@ -80,20 +80,28 @@ func watchBacklog(ctx context.Context, l *ledger, bookerMetrics string) *backlog
 		for sec := 0; ; sec++ {
 			select {
 			case <-ctx.Done():
+				// The second in progress, as the run left it.
+				w.sample(context.WithoutCancel(ctx), sec, l, bookerMetrics)
 				return
 			case <-t.C:
 			}
-			clicks, _, pending := l.counts()
-			line := BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
-			if s, err := scrape(ctx, bookerMetrics); err == nil && bookerMetrics != "" {
-				line.QueuePending = s["booker_queue_pending"]
-			}
-			w.mu.Lock()
-			w.lines = append(w.lines, line)
-			w.mu.Unlock()
+			w.sample(ctx, sec, l, bookerMetrics)
 		}
 	}()
 	return w
+}
+
+func (w *backlogWatch) sample(ctx context.Context, sec int, l *ledger, bookerMetrics string) {
+	clicks, _, pending := l.counts()
+	line := BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
+	if bookerMetrics != "" {
+		if s, err := scrape(ctx, bookerMetrics); err == nil {
+			line.QueuePending = s["booker_queue_pending"]
+		}
+	}
+	w.mu.Lock()
+	w.lines = append(w.lines, line)
+	w.mu.Unlock()
 }
 
 // stop ends the watch and returns its seconds; a nil watch has none.
