@@ -83,6 +83,8 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	morningFlags(fs, &o)
 	procs := processFlags(fs)
+	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
+	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; 0 = 5s (LOADTEST_STEP_DURATION)")
 	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
 	fs.IntVar(&o.BaselineConns, "baseline-conns", int(envFloat("LOADTEST_BASELINE_CONNS", 0)), "hotslot-compare: the seed baseline's PostgreSQL connections; 0 = 20, as BOOKER_DB_CONNS (LOADTEST_BASELINE_CONNS)")
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
