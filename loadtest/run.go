@@ -51,44 +51,70 @@ func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator s
 		return nil, err
 	}
 	rep := newReport(o, p)
-	meter := newCPUMeter(o, pool, generator)
-	before := scrapeBoth(ctx, o, rep)
-	meter.start()
-	since := time.Now()
-	if err := rep.awaitOpening(ctx, p); err != nil {
+	m, err := rep.measure(ctx, o, pool, p, id, generator)
+	if err != nil {
 		return rep, err
-	}
-	e := newEngine(o, p.load, id)
-	var backlog *backlogWatch // opening-all only
-	if rep.Morning != nil {
-		backlog = watchBacklog(ctx, e.ledger, o.BookerMetricsURL)
-	}
-	cpu0 := cpuTime()
-	runLoad(ctx, e, p)
-	rep.Notes = append(rep.Notes, generatorCPU(cpuTime()-cpu0, e.stats))
-	rep.Notes = append(rep.Notes, settleNote(settle(context.WithoutCancel(ctx), pool, o)))
-	meter.stop()
-	lines := backlog.stop()
-	after := scrapeBoth(context.WithoutCancel(ctx), o, rep)
-	for _, src := range []string{"gateway", "booker"} {
-		rep.Metrics = append(rep.Metrics, deltas(src, before[src], after[src])...)
-	}
-	rep.addStats(o, e.stats, e.ledger.snapshot())
-	if p.knee != nil {
-		rep.Knee = &p.knee.knee
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
 	defer cancel()
-	if err := rep.addCPU(cctx, pool, id, since, meter, before, after); err != nil {
-		return rep, err
+	return rep, rep.conclude(cctx, o, pool, p, id, m)
+}
+
+// measured is what one run's load left to report: the clients' engine, the
+// system's metrics and the processes' CPU before and after, the backlog.
+type measured struct {
+	e             *engine
+	before, after map[string]sample
+	meter         *cpuMeter
+	since         time.Time
+	backlog       []BacklogLine
+}
+
+// measure reads the CPU and metrics, sends the load (from the opening, in
+// opening-all), waits for the system to catch up and reads them again.
+func (r *Report) measure(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, generator string) (*measured, error) {
+	m := &measured{meter: newCPUMeter(o, pool, generator), e: newEngine(o, p.load, id)}
+	m.before = scrapeBoth(ctx, o, r)
+	m.meter.start()
+	m.since = time.Now()
+	if err := r.awaitOpening(ctx, p); err != nil {
+		return nil, err
 	}
-	if rep.Morning != nil {
-		if err := rep.addMorning(cctx, pool, id, lines, e); err != nil {
-			return rep, err
+	var backlog *backlogWatch // opening-all only
+	if r.Morning != nil {
+		backlog = watchBacklog(ctx, m.e.ledger, o.BookerMetricsURL)
+	}
+	cpu0 := cpuTime()
+	runLoad(ctx, m.e, p)
+	r.Notes = append(r.Notes, generatorCPU(cpuTime()-cpu0, m.e.stats))
+	r.Notes = append(r.Notes, settleNote(settle(context.WithoutCancel(ctx), pool, o)))
+	m.meter.stop()
+	m.backlog = backlog.stop()
+	m.after = scrapeBoth(context.WithoutCancel(ctx), o, r)
+	return m, nil
+}
+
+// conclude fills the report from the measurements and the database, and
+// runs the invariant checks.
+func (r *Report) conclude(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, m *measured) error {
+	for _, src := range []string{"gateway", "booker"} {
+		r.Metrics = append(r.Metrics, deltas(src, m.before[src], m.after[src])...)
+	}
+	r.addStats(o, m.e.stats, m.e.ledger.snapshot())
+	if p.knee != nil {
+		r.Knee = &p.knee.knee
+	}
+	if err := r.addCPU(ctx, pool, id, m); err != nil {
+		return err
+	}
+	if r.Morning != nil {
+		if err := r.addMorning(ctx, pool, id, m.backlog, m.e); err != nil {
+			return err
 		}
 	}
-	rep.Checks, err = runChecks(cctx, pool, id, e.ledger)
-	return rep, err
+	var err error
+	r.Checks, err = runChecks(ctx, pool, id, m.e.ledger)
+	return err
 }
 
 // finish records whether every check held, saves the report and says
@@ -118,13 +144,13 @@ func (r *Report) awaitOpening(ctx context.Context, p *prepared) error {
 
 // addCPU counts the run's confirmed bookings in the database and charges
 // each measured process's CPU to them.
-func (r *Report) addCPU(ctx context.Context, pool *pgxpool.Pool, id ids, since time.Time, m *cpuMeter, before, after map[string]sample) error {
-	confirmed, err := confirmedBookings(ctx, pool, id, since)
+func (r *Report) addCPU(ctx context.Context, pool *pgxpool.Pool, id ids, m *measured) error {
+	confirmed, err := confirmedBookings(ctx, pool, id, m.since)
 	if err != nil {
 		return fmt.Errorf("count confirmed bookings: %w", err)
 	}
-	r.CPU = m.report(confirmed)
-	r.CPU.crossCheck(before, after)
+	r.CPU = m.meter.report(confirmed)
+	r.CPU.crossCheck(m.before, m.after)
 	return nil
 }
 
