@@ -56,7 +56,7 @@ type Options struct {
 	// ReadDoctors are the other doctors whose slot lists are read (opening, sustained).
 	ReadDoctors int
 	// Impatient is the share of clicks followed by a second click (a new key)
-	// of the same patient on the same slot.
+	// of the same patient on the same slot; negative means none.
 	Impatient float64
 	// FollowUp bounds how long queued clicks are followed after the last new
 	// click; a click still undecided then fails the "answered" check.
@@ -112,6 +112,7 @@ func (o Options) WithDefaults() Options {
 	setI(&o.GroupCapacity, 10)
 	setI(&o.ReadDoctors, 20)
 	setF(&o.Impatient, 0.05)
+	o.Impatient = max(o.Impatient, 0)
 	setD(&o.FollowUp, 60*time.Second)
 	setF(&o.RampStep, 500)
 	setD(&o.StepDuration, 5*time.Second)

@@ -79,6 +79,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.StringVar(&o.OutDir, "out", env("LOADTEST_OUT", ""), "folder for report.txt, report.json, chart.png; default loadtest-results/<timestamp> (LOADTEST_OUT)")
 	fs.Int64Var(&o.Seed, "seed", envInt64("LOADTEST_SEED"), "seed of the random choices and of the run's doctor and patient ids; 0 = from the clock (LOADTEST_SEED)")
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
+	fs.Float64Var(&o.Impatient, "impatient", envFloat("LOADTEST_IMPATIENT", 0), "share of clicks followed by the same patient's second click (a new key) on the same slot; 0 = 0.05, negative = none (LOADTEST_IMPATIENT)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	morningFlags(fs, &o)
