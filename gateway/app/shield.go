@@ -15,10 +15,15 @@ import (
 func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	room := gateway.NewRoom(a.cfg.Room, a.queue, reads, a.cfg.Logger)
-	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(reads, time.Minute, 100_000), Room: room,
+	slots := gateway.NewSlotCache(reads, time.Minute, 100_000)
+	a.slots = slots
+	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger)
+	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: room,
 		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
 		Metrics: gateway.NewFrontMetrics(reg, room)}
+	warmer := &gateway.Warmer{Source: reads, Cache: slots, Room: room,
+		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Log: a.cfg.Logger}
+	go warmer.Run(ctx)
 	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
 		return nil, nil, err
