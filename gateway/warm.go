@@ -17,9 +17,9 @@ type OpeningSource interface {
 // Warmer loads every slot of an opening into the slot cache and the waiting
 // room before the opening's first click. At 07:00 every doctor's new day
 // opens at once and clicks spread over tens of thousands of slots the
-// gateway has never seen: without it, each of them cost the first click two
-// reads of its row, the largest share of a booking's work in the gateway
-// and in PostgreSQL. The system knows at 06:50 what opens at 07:00.
+// gateway has never seen: without it, the first click on each reads its row,
+// the largest share of a booking's work in the gateway and in PostgreSQL.
+// The system knows at 06:50 what opens at 07:00.
 type Warmer struct {
 	Source OpeningSource
 	Cache  *SlotCache
