@@ -35,29 +35,15 @@ type Front struct {
 var _ Bookings = (*Front)(nil)
 
 // RequestBooking answers a booking request within the budget: a refusal at
-// once, the booker's decision, or the request's place in the queue.
+// once, the booker's decision, or the request's place in the queue. Its path
+// is screen, then the record for a repeat, then the waiting room, then the
+// wait for the decision the room's Submitter brings back.
 func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
 	req.TraceID = RequestID(ctx)
-	key := HashKey(req.IdempotencyKey)
-	repeat := f.Limiter.Seen(req.PatientID, key)
-	if ok, wait := f.Limiter.Allow(req.PatientID, key); !ok {
-		f.Metrics.outcome(outcomeRateLimited)
-		return BookingResult{}, &RateLimitedError{Wait: wait}
-	}
-	if f.Room.KnownFull(req.SlotID, req.PatientID) {
-		f.Metrics.outcome(outcomeKnownFull)
-		return BookingResult{}, ErrSlotFull
-	}
-	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	slot, repeat, err := f.screen(ctx, req)
 	if err != nil {
-		return BookingResult{}, unavailableUnlessDomain(err)
-	}
-	if !slot.StartAt.After(time.Now()) {
-		return BookingResult{}, ErrSlotClosed
-	}
-	if err := f.Queue.Ready(); err != nil {
-		return BookingResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return BookingResult{}, err
 	}
 	// Only a repeat can have a decision on record; a new key goes straight on.
 	// A repeat the limiter has forgotten still gets the one decision: the
@@ -77,6 +63,34 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 		return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 	}
 	return f.await(ctx, t, req, deadline)
+}
+
+// screen refuses at once what cannot succeed — a patient over the limit, a
+// slot known to be full, a slot that has started, a queue that cannot take
+// commands — cheapest check first, and returns the slot and whether the
+// request repeats a key the limiter has seen.
+func (f *Front) screen(ctx context.Context, req BookRequest) (Slot, bool, error) {
+	key := HashKey(req.IdempotencyKey)
+	repeat := f.Limiter.Seen(req.PatientID, key)
+	if ok, wait := f.Limiter.Allow(req.PatientID, key); !ok {
+		f.Metrics.outcome(outcomeRateLimited)
+		return Slot{}, false, &RateLimitedError{Wait: wait}
+	}
+	if f.Room.KnownFull(req.SlotID, req.PatientID) {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, false, ErrSlotFull
+	}
+	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	if err != nil {
+		return Slot{}, false, unavailableUnlessDomain(err)
+	}
+	if !slot.StartAt.After(time.Now()) {
+		return Slot{}, false, ErrSlotClosed
+	}
+	if err := f.Queue.Ready(); err != nil {
+		return Slot{}, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	return slot, repeat, nil
 }
 
 // beyondBudget tells, for an undecided ticket whose estimated wait is longer
