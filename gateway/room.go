@@ -78,8 +78,8 @@ type RoomOption func(*Room)
 func WithClock(now func() time.Time) RoomOption { return func(r *Room) { r.now = now } }
 
 // NewRoom makes a waiting room: queue takes the admitted requests, slots
-// reads a slot's places from the database when the room does not know them
-// (uncached: the places are what it learns).
+// reads a slot's places when the room does not know them. Those places must
+// be fresh (read within about a second): they are what the room admits by.
 func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger, opts ...RoomOption) *Room {
 	if cfg == (RoomConfig{}) {
 		cfg = DefaultRoomConfig()
