@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -159,16 +158,7 @@ func (q *queue) reply() shared.Decision {
 // every message was acknowledged or terminated.
 func (q *queue) settled() {
 	q.t.Helper()
-	poll.For(q.t, 10*time.Second, 10*time.Millisecond, func() error {
-		info, err := q.cons.Info(q.t.Context())
-		if err != nil {
-			return err
-		}
-		if info.NumPending != 0 || info.NumAckPending != 0 {
-			return fmt.Errorf("%d pending, %d awaiting their ack", info.NumPending, info.NumAckPending)
-		}
-		return nil
-	})
+	poll.For(q.t, 10*time.Second, 10*time.Millisecond, func() error { return testkit.Settled(q.cons) })
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -19,6 +19,7 @@ import (
 	"termin/booker/postgres"
 	"termin/migrations/pgtest"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 var (
@@ -137,19 +138,23 @@ func (e *env) queryInt(sql string, args ...any) int {
 // nothing more will be sent, so counts can be compared exactly.
 func (e *env) waitIdle() {
 	e.t.Helper()
-	testkit.Eventually(e.t, 20*time.Second, "the outbox and the notifier to be idle", func() bool {
-		if e.queryInt(`SELECT count(*) FROM outbox_event WHERE published_at IS NULL`) > 0 {
-			return false
+	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+		if n := e.queryInt(`SELECT count(*) FROM outbox_event WHERE published_at IS NULL`); n > 0 {
+			return fmt.Errorf("%d outbox rows unpublished", n)
 		}
-		info, err := e.cons.Info(context.Background())
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+		return testkit.Settled(e.cons)
 	})
 }
 
 // waitMails waits for n e-mails, then for the notifier to settle, and returns them.
 func (e *env) waitMails(n int) []testkit.Mail {
 	e.t.Helper()
-	testkit.Eventually(e.t, 20*time.Second, fmt.Sprintf("%d e-mails", n), func() bool { return len(e.mail.Mails()) >= n })
+	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+		if got := len(e.mail.Mails()); got < n {
+			return fmt.Errorf("%d e-mails, want %d", got, n)
+		}
+		return nil
+	})
 	e.waitIdle()
 	return e.mail.Mails()
 }
