@@ -115,7 +115,7 @@ func appointmentRowsRead(t *testing.T, pool *pgxpool.Pool) int {
 func TestDecideWithoutCancellationsNeverScansAppointments(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 1) // one connection: its cached plans are the batches'
 	store := newStoreOn(pool)
-	hot := insertSlot(t, pool, 42, future, 1_000_000)
+	hot := pgtest.InsertSlot(t, pool, 42, future, 1_000_000)
 	exec(t, pool, `ALTER TABLE appointment SET (autovacuum_enabled = off)`)
 	patient := int64(0)
 	for range 12 { // past the five runs after which PostgreSQL may cache a generic plan
@@ -135,5 +135,5 @@ func TestDecideWithoutCancellationsNeverScansAppointments(t *testing.T) {
 func appointmentSeqScans(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
-	return queryInt(t, pool, `SELECT seq_scan::int FROM pg_stat_user_tables WHERE relname = 'appointment'`)
+	return pgtest.QueryInt(t, pool, `SELECT seq_scan::int FROM pg_stat_user_tables WHERE relname = 'appointment'`)
 }
