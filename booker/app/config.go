@@ -62,6 +62,12 @@ type NotifyConfig struct {
 	MaxDeliver int
 	// RetryBase is the first retry's delay, doubling after; 0 means 30 s. Tests shorten it.
 	RetryBase time.Duration
+	// PracticeName and PracticeAddress are written in every message and
+	// calendar event; an empty address is left out.
+	PracticeName    string
+	PracticeAddress string
+	// PublicURL is the patient web page, linked from every message.
+	PublicURL string
 }
 
 // ParseFlags reads the configuration from args, with defaults from the
@@ -113,6 +119,9 @@ func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
 	fs.StringVar(&n.SMTPPassword, "smtp-password", "", "SMTP password (SMTP_PASSWORD)")
 	fs.StringVar(&n.SMSWebhookURL, "sms-webhook-url", envconf.String("SMS_WEBHOOK_URL", ""), "SMS provider webhook; empty sends no SMS (SMS_WEBHOOK_URL)")
 	fs.StringVar(&n.SMSToken, "sms-token", "", "bearer token of the SMS webhook (SMS_TOKEN)")
+	fs.StringVar(&n.PracticeName, "practice-name", envconf.String("PRACTICE_NAME", "Praxis"), "the practice's name in messages and calendar events (PRACTICE_NAME)")
+	fs.StringVar(&n.PracticeAddress, "practice-address", envconf.String("PRACTICE_ADDRESS", ""), "the practice's address in messages and calendar events; empty leaves it out (PRACTICE_ADDRESS)")
+	fs.StringVar(&n.PublicURL, "public-url", envconf.String("PUBLIC_URL", "http://"+envconf.String("GATEWAY_ADDR", "127.0.0.1:8080")), "the patient web page's address, linked from messages (PUBLIC_URL; default the gateway's)")
 	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envconf.Int("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
 	return func() {
 		// Secrets come from the environment without appearing as defaults in -h.

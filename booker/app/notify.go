@@ -52,12 +52,11 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metrics) *notify.Notifier {
 	c := a.cfg.Notify
 	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Namespace: a.cfg.Stream.Namespace, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
-		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger}}
+		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger},
+		Doctors: &notify.DoctorCache{DB: a.db}}
+	from := or(c.SMTPFrom, "termine@praxis.example")
+	n.Practice = notify.Practice{Name: c.PracticeName, Address: c.PracticeAddress, PublicURL: c.PublicURL, From: from}
 	if c.SMTPAddr != "" {
-		from := c.SMTPFrom
-		if from == "" {
-			from = "termine@praxis.example"
-		}
 		n.Mail = &notify.SMTP{Addr: c.SMTPAddr, From: from, User: c.SMTPUser, Password: c.SMTPPassword}
 	}
 	if c.SMSWebhookURL != "" {

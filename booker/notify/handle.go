@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -72,7 +73,12 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 			"patient", appt.PatientID)
 		return nil
 	}
-	m, err := Render(ev, appt, c, n.Zone)
+	if ev.Type == SubjectReminder {
+		if due, err := n.reminderDue(ctx, appt); err != nil || !due {
+			return err
+		}
+	}
+	m, err := Render(ev, appt, c, Details{Zone: n.Zone, Practice: n.Practice, Doctor: j.doctor, Now: time.Now()})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}

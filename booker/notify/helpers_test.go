@@ -30,6 +30,10 @@ var (
 	summer  = time.Date(2031, 7, 14, 7, 0, 0, 0, time.UTC)  // Mon 09:00 CEST
 )
 
+// practice is the notifier's practice in these tests.
+var practice = notify.Practice{Name: "Praxis Am Markt", Address: "Marktplatz 1, 10115 Berlin",
+	PublicURL: "https://termine.example/", From: from}
+
 const (
 	smsToken = "test-token"
 	from     = "termine@praxis.example"
@@ -58,6 +62,7 @@ func newEnv(t *testing.T, maxDeliver int) *env {
 	nc, js, ns := testkit.NATS(t)
 	e := &env{t: t, db: db, nc: nc, js: js, ns: ns, mail: testkit.StartMail(t), sms: testkit.StartSMS(t),
 		metrics: notify.NewMetrics(prometheus.NewRegistry())}
+	e.doctor(42, "Dr. Weber")
 	e.store = postgres.NewStore(db, berlin)
 	e.store.Now = func() time.Time { return testNow }
 	ctx := context.Background()
@@ -72,8 +77,9 @@ func newEnv(t *testing.T, maxDeliver int) *env {
 	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: testLogger(), Idle: 20 * time.Millisecond}
 	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, MaxDeliver: maxDeliver,
 		RetryBase: 20 * time.Millisecond, Metrics: e.metrics, Log: testLogger(),
-		Mail: &notify.SMTP{Addr: e.mail.Addr, From: from},
-		SMS:  &notify.Webhook{URL: e.sms.URL, Token: smsToken}}
+		Mail: &notify.SMTP{Addr: e.mail.Addr, From: from}, Practice: practice,
+		Doctors: &notify.DoctorCache{DB: db},
+		SMS:     &notify.Webhook{URL: e.sms.URL, Token: smsToken}}
 	run(t, relay.Run)
 	run(t, n.Run)
 	return e
@@ -105,6 +111,21 @@ func (e *env) contact(patientID int64, name, email, phone, lang string) {
         VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5)`, patientID, name, email, phone, lang)
 	if err != nil {
 		e.t.Fatalf("insert contact: %v", err)
+	}
+}
+
+// doctor names a doctor. The doctor table may not exist yet in this branch's
+// schema; it is then made here as the doctors' migration makes it.
+func (e *env) doctor(id int64, name string) {
+	e.t.Helper()
+	ctx := context.Background()
+	_, err := e.db.Exec(ctx, `CREATE TABLE IF NOT EXISTS doctor (id BIGINT PRIMARY KEY, name TEXT NOT NULL,
+        specialty TEXT NOT NULL DEFAULT '')`)
+	if err == nil {
+		_, err = e.db.Exec(ctx, `INSERT INTO doctor (id, name) VALUES ($1, $2)`, id, name)
+	}
+	if err != nil {
+		e.t.Fatalf("doctor %d: %v", id, err)
 	}
 }
 

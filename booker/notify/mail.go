@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
 	"net/smtp"
+	"net/textproto"
 	"strings"
 	"time"
 )
@@ -89,32 +93,61 @@ func (s *SMTP) session(c *smtp.Client, host, to string, data []byte) error {
 }
 
 // compose writes the message as RFC 5322 text: UTF-8, the subject encoded per
-// RFC 2047, the body quoted-printable, marked as sent by a machine.
+// RFC 2047, the text quoted-printable, marked as sent by a machine. A message
+// with a calendar object is multipart/mixed: the text, then the object both
+// inline (text/calendar with its method, which mail programs offer to add)
+// and named invite.ics.
 func compose(from, to string, m Message) []byte {
 	var b bytes.Buffer
-	domain := "termin.invalid"
-	if i := strings.LastIndexByte(from, '@'); i >= 0 {
-		domain = from[i+1:]
-	}
 	header := [][2]string{
 		{"From", from},
 		{"To", to},
 		{"Subject", mime.QEncoding.Encode("utf-8", m.Subject)},
 		{"Date", time.Now().Format(time.RFC1123Z)},
-		{"Message-ID", "<" + m.Ref + "@" + domain + ">"},
+		{"Message-ID", "<" + m.Ref + "@" + domainOf(from) + ">"},
 		{"Auto-Submitted", "auto-generated"},
 		{"MIME-Version", "1.0"},
-		{"Content-Type", "text/plain; charset=utf-8"},
-		{"Content-Transfer-Encoding", "quoted-printable"},
 	}
 	for _, h := range header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
 	}
-	b.WriteString("\r\n")
-	qp := quotedprintable.NewWriter(&b)
-	_, _ = qp.Write([]byte(strings.ReplaceAll(m.Body, "\n", "\r\n")))
-	_ = qp.Close()
+	if len(m.Calendar) == 0 {
+		b.WriteString("Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
+		writeQP(&b, m.Body)
+		return b.Bytes()
+	}
+	mw := multipart.NewWriter(&b)
+	fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=%s\r\n\r\n", mw.Boundary())
+	text, _ := mw.CreatePart(textproto.MIMEHeader{
+		"Content-Type":              {"text/plain; charset=utf-8"},
+		"Content-Transfer-Encoding": {"quoted-printable"}})
+	writeQP(text, m.Body)
+	cal, _ := mw.CreatePart(textproto.MIMEHeader{
+		"Content-Type":              {"text/calendar; charset=utf-8; method=" + m.CalendarMethod + "; name=invite.ics"},
+		"Content-Disposition":       {"attachment; filename=invite.ics"},
+		"Content-Transfer-Encoding": {"base64"}})
+	enc := base64.StdEncoding.EncodeToString(m.Calendar)
+	for len(enc) > 76 {
+		_, _ = io.WriteString(cal, enc[:76]+"\r\n")
+		enc = enc[76:]
+	}
+	_, _ = io.WriteString(cal, enc+"\r\n")
+	_ = mw.Close()
 	return b.Bytes()
+}
+
+func writeQP(w io.Writer, text string) {
+	qp := quotedprintable.NewWriter(w)
+	_, _ = qp.Write([]byte(strings.ReplaceAll(text, "\n", "\r\n")))
+	_ = qp.Close()
+}
+
+// domainOf is the domain of an e-mail address, for ids unique to the sender.
+func domainOf(addr string) string {
+	if i := strings.LastIndexByte(addr, '@'); i >= 0 && i+1 < len(addr) {
+		return strings.Trim(addr[i+1:], "<> ")
+	}
+	return "termin.invalid"
 }
 
 // LogSink is the mail server of `make run` and of any booker without
@@ -126,7 +159,7 @@ type LogSink struct {
 // Send logs m as it would have been sent to to.
 func (s LogSink) Send(_ context.Context, to string, m Message) error {
 	s.Log.Info("e-mail (local sink: not sent; set SMTP_ADDR to send)", "to", to,
-		"subject", m.Subject, "body", m.Body)
+		"subject", m.Subject, "body", m.Body, "calendar", string(m.Calendar))
 	return nil
 }
 

@@ -42,6 +42,10 @@ type Notifier struct {
 	Mail, SMS Sender
 	// Zone is the clinic's time zone, in which dates and times are written.
 	Zone *time.Location
+	// Practice is the practice's name, address, web page and sender.
+	Practice Practice
+	// Doctors names the doctors; nil names them by number.
+	Doctors DoctorNames
 	// MaxDeliver is the number of attempts of a failing channel before the
 	// event is dead-lettered; 0 means 5.
 	MaxDeliver int
@@ -121,8 +125,9 @@ func (n *Notifier) Run(ctx context.Context) error {
 			batch[i] = newJob(m)
 		}
 		contacts := n.preload(work, batch)
+		doctors := n.doctorNames(work, batch)
 		for _, j := range batch {
-			j.contact = contacts
+			j.contact, j.doctor = contacts, doctors[j.appt.DoctorID]
 			jobs <- j
 		}
 	}
@@ -144,11 +149,26 @@ type job struct {
 	appt    outbox.Appointment
 	err     error // a malformed event
 	contact contactLookup
+	doctor  string // the doctor's name; empty when unknown
 }
 
 func newJob(m jetstream.Msg) job {
 	ev, appt, err := decode(m.Data())
 	return job{msg: m, ev: ev, appt: appt, err: err}
+}
+
+// doctorNames names the batch's doctors, from the cache as a rule.
+func (n *Notifier) doctorNames(ctx context.Context, batch []job) map[int64]string {
+	if n.Doctors == nil {
+		return nil
+	}
+	ids := make([]int64, 0, len(batch))
+	for _, j := range batch {
+		if j.err == nil {
+			ids = append(ids, j.appt.DoctorID)
+		}
+	}
+	return n.Doctors.Names(ctx, ids)
 }
 
 func (n *Notifier) fetch() ([]jetstream.Msg, error) {

@@ -24,38 +24,100 @@ type Message struct {
 	// Body is the e-mail's plain text; Short is the SMS text.
 	Body  string
 	Short string
+	// Calendar is an RFC 5545 object attached to the e-mail (empty: none),
+	// with its METHOD in CalendarMethod.
+	Calendar       []byte
+	CalendarMethod string
+}
+
+// Practice is what every message says about the practice and where it links to.
+type Practice struct {
+	Name    string
+	Address string
+	// PublicURL is the patient web page's address; messages link there to
+	// cancel or move an appointment.
+	PublicURL string
+	// From is the sender's e-mail address, the calendar event's organizer.
+	From string
+}
+
+// Link is the web page's address for the appointment.
+func (p Practice) Link(appointmentID int64) string {
+	return fmt.Sprintf("%s/?appointment=%d", strings.TrimRight(p.PublicURL, "/"), appointmentID)
+}
+
+// place is the practice's name and address on one line.
+func (p Practice) place() string {
+	return strings.Trim(strings.TrimSpace(p.Name)+", "+strings.TrimSpace(p.Address), ", ")
+}
+
+// Details is what a message needs beyond the event and the contact.
+type Details struct {
+	Zone     *time.Location
+	Practice Practice
+	// Doctor is the doctor's name; empty writes the doctor's number.
+	Doctor string
+	// Now is when the message is written (the calendar's DTSTAMP).
+	Now time.Time
+}
+
+// kind is one event type's words and calendar method.
+type kind struct {
+	subject, intro, hint, short string
+	method                      string
+}
+
+func (l language) kind(typ string) (kind, bool) {
+	switch typ {
+	case outbox.SubjectBooked:
+		return kind{l.subjectBooked, l.booked, l.cancelHint, l.smsBooked, MethodRequest}, true
+	case outbox.SubjectCancelled:
+		return kind{l.subjectCancelled, l.cancelled, l.rebookHint, l.smsCancelled, MethodCancel}, true
+	case SubjectReminder:
+		return kind{l.subjectReminder, l.reminder, l.cancelHint, l.smsReminder, ""}, true
+	}
+	return kind{}, false
 }
 
 // Render writes the message for an appointment event. Date and time are given
-// in zone (the clinic's); the doctor by id, which is all the event knows.
-func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Location) (Message, error) {
+// in the clinic's zone.
+func Render(ev outbox.Event, a outbox.Appointment, c Contact, d Details) (Message, error) {
 	l, ok := languages[c.Language]
 	if !ok {
 		l = languages["de"]
 	}
-	start, end := a.StartAt.In(zone), a.EndAt.In(zone)
-	when := l.shortDate(start) + ", " + l.clock(start)
-	doctor := fmt.Sprintf(l.doctor, a.DoctorID)
-	var intro, hint, short string
-	switch ev.Type {
-	case outbox.SubjectBooked:
-		intro, hint = l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
-		short = fmt.Sprintf(l.smsBooked, when, doctor, a.AppointmentID)
-	case outbox.SubjectCancelled:
-		intro, hint = l.cancelled, l.rebookHint
-		short = fmt.Sprintf(l.smsCancelled, when, doctor)
-	default:
+	k, ok := l.kind(ev.Type)
+	if !ok {
 		return Message{}, fmt.Errorf("no message for event type %q", ev.Type)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), intro)
-	fmt.Fprintf(&b, l.details, l.longDate(start), l.span(start, end), doctor, a.AppointmentID)
-	fmt.Fprintf(&b, "\n\n%s\n\n%s\n", hint, l.signOff)
-	subject := l.subjectBooked
-	if ev.Type == outbox.SubjectCancelled {
-		subject = l.subjectCancelled
+	start, end := a.StartAt.In(d.Zone), a.EndAt.In(d.Zone)
+	when := l.shortDate(start) + ", " + l.clock(start)
+	doctor := d.Doctor
+	if doctor == "" {
+		doctor = fmt.Sprintf(l.doctor, a.DoctorID)
 	}
-	return Message{Ref: ev.ID, Subject: subject + ": " + when, Body: b.String(), Short: short}, nil
+	link := d.Practice.Link(a.AppointmentID)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), k.intro)
+	fmt.Fprintf(&b, l.details, l.longDate(start), l.span(start, end), doctor, a.AppointmentID)
+	if place := d.Practice.place(); place != "" {
+		fmt.Fprintf(&b, l.where, place)
+	}
+	hint := k.hint
+	if strings.Contains(hint, "%") {
+		hint = fmt.Sprintf(hint, link)
+	}
+	fmt.Fprintf(&b, "\n\n%s\n\n%s\n", hint, l.signOff)
+	m := Message{Ref: ev.ID, Subject: k.subject + ": " + when, Body: b.String(),
+		Short: fmt.Sprintf(k.short, when, doctor, link)}
+	if k.method != "" {
+		m.CalendarMethod = k.method
+		m.Calendar = Invite{UID: fmt.Sprintf("appointment-%d@%s", a.AppointmentID, domainOf(d.Practice.From)),
+			Method: k.method, Start: a.StartAt, End: a.EndAt, Stamp: d.Now, Zone: d.Zone,
+			Summary: fmt.Sprintf(l.summary, doctor), Location: d.Practice.place(), Description: link,
+			Organizer: d.Practice.From, Attendee: c.Email}.ICS()
+	}
+	return m, nil
 }
 
 // language holds the words of one language; %-verbs are filled by Render.
@@ -66,11 +128,16 @@ type language struct {
 	hello, helloName        string
 	subjectBooked           string
 	subjectCancelled        string
+	subjectReminder         string
 	booked, cancelled       string
+	reminder                string
 	details                 string // date, time span, doctor, appointment number
-	doctor                  string
-	cancelHint, rebookHint  string
-	smsBooked, smsCancelled string
+	where                   string // the practice's name and address
+	doctor                  string // the doctor by number, when no name is known
+	summary                 string // the calendar event's title, with the doctor
+	cancelHint, rebookHint  string // cancelHint has the link
+	smsBooked, smsCancelled string // date, doctor, link
+	smsReminder             string
 	signOff                 string
 }
 

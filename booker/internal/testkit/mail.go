@@ -2,8 +2,10 @@ package testkit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
@@ -25,6 +27,14 @@ type Mail struct {
 	Subject string
 	// Body is the decoded text, with \n line ends.
 	Body string
+	// Parts are the parts after the text of a multipart message, decoded.
+	Parts []Part
+}
+
+// Part is one attachment: its media type with parameters, and its bytes.
+type Part struct {
+	ContentType string
+	Data        []byte
 }
 
 // MailServer is a real SMTP server (go-smtp) on a free port that keeps every
@@ -128,14 +138,43 @@ func decode(r io.Reader) (Mail, error) {
 	if err != nil {
 		return Mail{}, err
 	}
-	body := msg.Body
-	if strings.EqualFold(msg.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-		body = quotedprintable.NewReader(body)
+	m := Mail{Header: msg.Header, Subject: subject}
+	media, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil || !strings.HasPrefix(media, "multipart/") {
+		text, err := decodeBody(msg.Body, msg.Header.Get("Content-Transfer-Encoding"))
+		m.Body = lf(text)
+		return m, err
 	}
-	text, err := io.ReadAll(body)
-	if err != nil {
-		return Mail{}, err
+	mr := multipart.NewReader(msg.Body, params["boundary"])
+	for i := 0; ; i++ {
+		p, err := mr.NextRawPart()
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			return Mail{}, err
+		}
+		text, err := decodeBody(p, p.Header.Get("Content-Transfer-Encoding"))
+		if err != nil {
+			return Mail{}, err
+		}
+		if i == 0 {
+			m.Body = lf(text)
+			continue
+		}
+		m.Parts = append(m.Parts, Part{ContentType: p.Header.Get("Content-Type"), Data: text})
 	}
-	text = bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
-	return Mail{Header: msg.Header, Subject: subject, Body: string(text)}, nil
 }
+
+// decodeBody undoes a quoted-printable or base64 transfer encoding.
+func decodeBody(r io.Reader, encoding string) ([]byte, error) {
+	switch strings.ToLower(encoding) {
+	case "quoted-printable":
+		r = quotedprintable.NewReader(r)
+	case "base64":
+		r = base64.NewDecoder(base64.StdEncoding, r)
+	}
+	return io.ReadAll(r)
+}
+
+func lf(text []byte) string { return string(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))) }
