@@ -41,6 +41,9 @@ type Config struct {
 	DisableRelay    bool
 	DisableNotifier bool
 	Notify          NotifyConfig
+	// Remind sets the reminders before appointments, written by every booker
+	// that runs the relay.
+	Remind RemindConfig
 	// Schedule sets the daily opening and the roll-forward job.
 	Schedule ScheduleConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
@@ -95,6 +98,9 @@ func ParseFlags(args []string) (Config, error) {
 		return Config{}, err
 	}
 	finishNotify()
+	if _, err := parseLeads(cfg.Remind.Leads); err != nil {
+		return Config{}, err
+	}
 	cfg.DBConns = int32(*dbConns)
 	if cfg.Stream.Namespace = shared.Namespace(*ns); cfg.Stream.Namespace.Valid() != nil {
 		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Stream.Namespace.Valid())
@@ -122,6 +128,8 @@ func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
 	fs.StringVar(&n.PracticeName, "practice-name", envconf.String("PRACTICE_NAME", "Praxis"), "the practice's name in messages and calendar events (PRACTICE_NAME)")
 	fs.StringVar(&n.PracticeAddress, "practice-address", envconf.String("PRACTICE_ADDRESS", ""), "the practice's address in messages and calendar events; empty leaves it out (PRACTICE_ADDRESS)")
 	fs.StringVar(&n.PublicURL, "public-url", envconf.String("PUBLIC_URL", "http://"+envconf.String("GATEWAY_ADDR", "127.0.0.1:8080")), "the patient web page's address, linked from messages (PUBLIC_URL; default the gateway's)")
+	fs.StringVar(&cfg.Remind.Leads, "reminders", envconf.String("REMINDERS", defaultReminders), "reminders before each appointment, e.g. 24h,2h; 0 turns them off (REMINDERS)")
+	fs.DurationVar(&cfg.Remind.Every, "remind-every", envconf.Duration("REMIND_EVERY", time.Minute), "how often due reminders are looked for (REMIND_EVERY)")
 	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envconf.Int("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
 	return func() {
 		// Secrets come from the environment without appearing as defaults in -h.

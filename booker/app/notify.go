@@ -40,6 +40,14 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 	if !a.cfg.DisableRelay {
 		relay := &outbox.Relay{DB: a.db, JS: js, Namespace: a.cfg.Stream.Namespace, Log: a.cfg.Logger}
 		a.background(func() { _ = relay.Run(run) })
+		job, err := a.reminderJob()
+		if err != nil {
+			cancel()
+			return err
+		}
+		if job != nil {
+			a.background(func() { _ = job.Run(run) })
+		}
 		metrics := outbox.NewMetrics(reg)
 		a.background(func() { outbox.WatchBacklog(run, a.db, metrics, time.Second, a.cfg.Logger) })
 	}
