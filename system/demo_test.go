@@ -72,6 +72,11 @@ func listSlots(t *testing.T, base string, doctor int, date string) []listedSlot 
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	return decodeSlots(t, resp)
+}
+
+func decodeSlots(t *testing.T, resp *http.Response) []listedSlot {
+	t.Helper()
 	var body struct{ Slots []listedSlot }
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("list: %d %v", resp.StatusCode, err)
