@@ -13,10 +13,12 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"termin/loadtest"
+	"termin/system"
 )
 
 func main() {
@@ -78,6 +80,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
+	fs.StringVar(&o.AuthToken, "auth-token", "", "admin bearer token; default AUTH_TOKEN, else one signed with AUTH_SECRET, else make run's .data/admin.token")
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
 	if err := fs.Parse(args); err != nil {
 		return o, "", err
@@ -88,7 +91,26 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 		return o, "", err
 	}
 	o.Zone = loc
-	return o, cpuProfile, nil
+	if o.AuthToken == "" {
+		o.AuthToken, err = adminToken()
+	}
+	return o, cpuProfile, err
+}
+
+// adminToken finds the token of a run: AUTH_TOKEN, one signed with
+// AUTH_SECRET (the compose stack), or the one `make run` wrote.
+func adminToken() (string, error) {
+	if tok := os.Getenv("AUTH_TOKEN"); tok != "" {
+		return tok, nil
+	}
+	if secret := os.Getenv("AUTH_SECRET"); secret != "" {
+		return system.SignToken([]byte(secret), "loadtest", "admin", 2*time.Hour)
+	}
+	raw, err := os.ReadFile(".data/admin.token")
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil // a gateway with AUTH_DISABLED=1
+	}
+	return strings.TrimSpace(string(raw)), err
 }
 
 // startCPUProfile profiles this process until the returned function is called.
