@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"termin/booker/jetstream"
 	"termin/shared"
 )
 
@@ -17,10 +18,6 @@ const (
 	GatewayUser = "gateway"
 	BookerUser  = "booker"
 )
-
-// DeadLetterSubject is where the booker parks commands it can never decide
-// (see booker/jetstream); it lies outside the booking stream's subjects.
-const DeadLetterSubject = "dead.booking"
 
 // Permissions are one service's publish and subscribe allowances.
 type Permissions struct {
@@ -53,7 +50,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 			Publish: []string{
 				"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "$KV." + bucket + ".>", "_INBOX.>",
 				ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("appointment.>"), ns.Subject("notify.dead.>"),
-				ns.Subject(DeadLetterSubject) + ".>",
+				ns.Subject(jetstream.DeadSubject) + ".>",
 			},
 			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject)},
 			Responses: true,
