@@ -40,7 +40,7 @@ func (r *Room) SlotState(s shared.SlotState) {
 	now := r.Now()
 	ln := r.lines[s.SlotID]
 	if ln == nil {
-		if s.Left > 0 {
+		if s.Left > 0 || len(r.lines) >= r.maxLines() {
 			return // nothing here depends on a slot the room has not seen
 		}
 		ln = &line{slotID: s.SlotID}
@@ -58,6 +58,20 @@ func (r *Room) SlotState(s shared.SlotState) {
 		ln.holders[p] = struct{}{}
 	}
 	r.refuseWaitingLocked(ln)
+}
+
+func (r *Room) maxLines() int {
+	if r.cfg.MaxLines > 0 {
+		return r.cfg.MaxLines
+	}
+	return DefaultMaxLines
+}
+
+// Lines is the number of slots the room keeps state for.
+func (r *Room) Lines() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.lines)
 }
 
 // Sizes reports the requests waiting in lines and in pre-queues, for metrics.
