@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -24,5 +25,37 @@ func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
 	}
 	if !room.KnownFull(1000, 5) || room.KnownFull(1999, 5) {
 		t.Error("want the first slots marked and the ones past the bound not")
+	}
+}
+
+// anySlot answers every slot id and list with an empty day, as a database
+// would for ids a client makes up.
+type anySlot struct{}
+
+func (anySlot) Slot(_ context.Context, id int64) (booker.Slot, error) { return booker.Slot{ID: id}, nil }
+func (anySlot) ListSlots(context.Context, int64, booker.Date) ([]booker.Slot, error) {
+	return nil, nil
+}
+func (anySlot) Appointment(context.Context, int64) (booker.Appointment, error) {
+	return booker.Appointment{}, booker.ErrAppointmentNotFound
+}
+
+// TestCachesAreBounded: doctor ids, dates and slot ids come from clients;
+// the caches keyed by them stay within their bounds.
+func TestCachesAreBounded(t *testing.T) {
+	ctx := context.Background()
+	lists := gateway.NewSlotLists(anySlot{}, time.Minute, time.UTC)
+	lists.MaxEntries = 50
+	slots := gateway.NewSlotCache(anySlot{}, time.Minute, 50)
+	for id := int64(1); id <= 1000; id++ {
+		if _, err := lists.ListSlots(ctx, id, booker.Date{Year: 2026, Month: 12, Day: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := slots.Slot(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if lists.Len() > 50 || slots.Len() > 50 {
+			t.Fatalf("after %d ids: %d lists, %d slots cached; bound 50", id, lists.Len(), slots.Len())
+		}
 	}
 }
