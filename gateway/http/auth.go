@@ -115,7 +115,7 @@ func (a *authenticator) parse(token []byte, now time.Time) (*claims, error) {
 	}
 	var c claims
 	if _, err := a.parser.ParseWithClaims(string(token), &c, a.key); err != nil {
-		return nil, fmt.Errorf("%w: %v", gateway.ErrUnauthorized, err)
+		return nil, fmt.Errorf("%w: %s", gateway.ErrUnauthorized, tokenProblem(err))
 	}
 	if err := c.lifetime(now, a.maxLifetime); err != nil {
 		return nil, fmt.Errorf("%w: %v", gateway.ErrUnauthorized, err)
@@ -159,6 +159,29 @@ func authorize(who principal, patientID int64) error {
 		return nil
 	}
 	return gateway.ErrForbidden
+}
+
+// tokenProblem says what is wrong with a token in words of its own: the
+// parser's messages may quote the token's bytes back.
+func tokenProblem(err error) string {
+	for _, p := range []struct {
+		err  error
+		text string
+	}{
+		{jwt.ErrTokenExpired, "the token has expired"},
+		{jwt.ErrTokenUsedBeforeIssued, "the token's iat is in the future"},
+		{jwt.ErrTokenNotValidYet, "the token is not valid yet"},
+		{jwt.ErrTokenInvalidIssuer, "the token's iss is not the expected issuer"},
+		{jwt.ErrTokenInvalidAudience, "the token's aud does not name this service"},
+		{jwt.ErrTokenRequiredClaimMissing, "the token lacks a required claim (exp, iss or aud)"},
+		{jwt.ErrTokenSignatureInvalid, "the token's signature is invalid or not HS256"},
+		{jwt.ErrTokenUnverifiable, "the token's signature is invalid or not HS256"},
+	} {
+		if errors.Is(err, p.err) {
+			return p.text
+		}
+	}
+	return "the token is malformed"
 }
 
 // errNotNumeric refuses a date claim written as a string: RFC 7519 dates

@@ -89,7 +89,9 @@ func TestAuthRFC8725(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := e.do(t, req{method: "GET", path: "/api/appointments/5", header: map[string]string{"Authorization": "Bearer " + tt.token}})
 			if tt.status == 401 {
-				expectProblem(t, r, 401, "UNAUTHORIZED")
+				if p := expectProblem(t, r, 401, "UNAUTHORIZED"); strings.Contains(p.Detail, "eyJ") {
+					t.Errorf("detail quotes the token: %q", p.Detail)
+				}
 				return
 			}
 			expectStatus(t, r, tt.status)
