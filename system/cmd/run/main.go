@@ -16,6 +16,7 @@ import (
 
 	bookerapp "termin/booker/app"
 	gatewayapp "termin/gateway/app"
+	"termin/shared/envconf"
 	"termin/system"
 )
 
@@ -47,6 +48,7 @@ func devAuth(gcfg *gatewayapp.Config) (*system.DevAuth, error) {
 }
 
 func run(ctx context.Context) error {
+	envconf.TuneGC()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(logger)
 	bcfg, err := bookerapp.ParseFlags(nil)
