@@ -32,7 +32,9 @@ func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
 // would for ids a client makes up.
 type anySlot struct{}
 
-func (anySlot) Slot(_ context.Context, id int64) (booker.Slot, error) { return booker.Slot{ID: id}, nil }
+func (anySlot) Slot(_ context.Context, id int64) (booker.Slot, error) {
+	return booker.Slot{ID: id}, nil
+}
 func (anySlot) ListSlots(context.Context, int64, booker.Date) ([]booker.Slot, error) {
 	return nil, nil
 }
