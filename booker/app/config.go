@@ -86,6 +86,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -80,6 +80,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envconf.Int("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
 	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envconf.Duration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
+	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -38,6 +38,8 @@ func TestNamespaceFlag(t *testing.T) {
 func TestSecretNotInHelp(t *testing.T) {
 	const secret = "env-secret-that-must-not-be-printed-0123456789"
 	t.Setenv("AUTH_SECRET", secret)
+	t.Setenv("DATABASE_URL", "postgres://termin:pg-password-in-env@db:5432/termin")
+	t.Setenv("NATS_URL", "nats://gateway:nats-password-in-env@n1:4222")
 	var out strings.Builder
 	stderr := os.Stderr
 	r, w, err := os.Pipe()
@@ -52,11 +54,11 @@ func TestSecretNotInHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("-h: %v", err)
 	}
-	if strings.Contains(out.String(), secret) || !strings.Contains(out.String(), "AUTH_SECRET") {
+	if strings.Contains(out.String(), secret) || strings.Contains(out.String(), "password-in-env") || !strings.Contains(out.String(), "AUTH_SECRET") {
 		t.Errorf("-h output shows the secret or does not name AUTH_SECRET:\n%s", out.String())
 	}
 	cfg, err := app.ParseFlags(nil)
-	if err != nil || string(cfg.Auth.Secret) != secret {
+	if err != nil || string(cfg.Auth.Secret) != secret || !strings.Contains(cfg.NATSURL, "nats-password-in-env") {
 		t.Errorf("AUTH_SECRET not read from the environment: %q, %v", cfg.Auth.Secret, err)
 	}
 }
