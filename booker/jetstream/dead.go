@@ -84,19 +84,19 @@ func deadReason(err error, delivered uint64, maxDeliver int) string {
 // handed back to be tried later: a command is never dropped silently.
 func (w *Worker) park(ctx context.Context, e *entry, reason string) {
 	subject := w.Namespace.Subject(DeadSubject) + "." + reason
-	dead := &nats.Msg{Subject: subject, Data: e.msg.Data(), Header: nats.Header{}}
+	parked := &nats.Msg{Subject: subject, Data: e.msg.Data(), Header: nats.Header{}}
 	why := e.err.Error()
 	if len(why) > maxDeadReason {
 		why = why[:maxDeadReason]
 	}
-	dead.Header.Set(DeadReasonHeader, why)
-	dead.Header.Set(DeadFromHeader, e.msg.Subject())
-	dead.Header.Set(DeadDeliveriesHeader, strconv.FormatUint(e.delivered, 10))
+	parked.Header.Set(DeadReasonHeader, why)
+	parked.Header.Set(DeadFromHeader, e.msg.Subject())
+	parked.Header.Set(DeadDeliveriesHeader, strconv.FormatUint(e.delivered, 10))
 	var opts []jetstream.PublishOpt
 	if meta, err := e.msg.Metadata(); err == nil {
 		opts = append(opts, jetstream.WithMsgID("dead."+strconv.FormatUint(meta.Sequence.Stream, 10)))
 	}
-	if _, err := w.JS.PublishMsg(ctx, dead, opts...); err != nil {
+	if _, err := w.JS.PublishMsg(ctx, parked, opts...); err != nil {
 		w.Log.Error("dead-letter publish failed; keeping the command", "subject", e.msg.Subject(), "err", err)
 		_ = e.msg.NakWithDelay(backoff(e.delivered))
 		return
