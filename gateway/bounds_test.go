@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -16,7 +15,7 @@ import (
 func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxLines = 10
-	room, _ := newRoom(t, booker.Slot{ID: 1, Capacity: 1, StartAt: time.Now().Add(time.Hour)}, cfg)
+	room, _ := newRoom(t, gateway.Slot{ID: 1, Capacity: 1, StartAt: time.Now().Add(time.Hour)}, cfg)
 	for id := int64(1000); id < 2000; id++ {
 		room.SlotState(shared.SlotState{SlotID: id, Left: 0})
 	}
@@ -32,14 +31,14 @@ func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
 // would for ids a client makes up.
 type anySlot struct{}
 
-func (anySlot) Slot(_ context.Context, id int64) (booker.Slot, error) {
-	return booker.Slot{ID: id}, nil
+func (anySlot) Slot(_ context.Context, id int64) (gateway.Slot, error) {
+	return gateway.Slot{ID: id}, nil
 }
-func (anySlot) ListSlots(context.Context, int64, booker.Date) ([]booker.Slot, error) {
+func (anySlot) ListSlots(context.Context, int64, shared.Date) ([]gateway.Slot, error) {
 	return nil, nil
 }
-func (anySlot) Appointment(context.Context, int64) (booker.Appointment, error) {
-	return booker.Appointment{}, booker.ErrAppointmentNotFound
+func (anySlot) Appointment(context.Context, int64) (gateway.Appointment, error) {
+	return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 }
 
 // TestCachesAreBounded: doctor ids, dates and slot ids come from clients;
@@ -50,7 +49,7 @@ func TestCachesAreBounded(t *testing.T) {
 	lists.MaxEntries = 50
 	slots := gateway.NewSlotCache(anySlot{}, time.Minute, 50)
 	for id := int64(1); id <= 1000; id++ {
-		if _, err := lists.ListSlots(ctx, id, booker.Date{Year: 2026, Month: 12, Day: 1}); err != nil {
+		if _, err := lists.ListSlots(ctx, id, shared.Date{Year: 2026, Month: 12, Day: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := slots.Slot(ctx, id); err != nil {

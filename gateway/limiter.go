@@ -32,8 +32,7 @@ type Attempt struct {
 type Limiter struct {
 	limit  int
 	window time.Duration
-	// Now is the limiter's clock; tests replace it.
-	Now func() time.Time
+	now    func() time.Time
 	// MaxPatients bounds the patients tracked at once. Past it the expired
 	// are swept, and if none has expired one tracked patient is forgotten: a
 	// flood of ids may cost one patient a fresh window, never the memory.
@@ -51,9 +50,10 @@ const DefaultMaxPatients = 1 << 20
 // may be dated: the replicas' clock difference, not a day.
 const maxSkew = 2 * time.Second
 
-// NewLimiter allows limit attempts per window; a limit of 0 or less allows all.
-func NewLimiter(limit int, window time.Duration) *Limiter {
-	return &Limiter{limit: limit, window: window, Now: time.Now, MaxPatients: DefaultMaxPatients, seen: make(map[int64][]Attempt)}
+// NewLimiter allows limit attempts per window as the clock now tells time; a
+// limit of 0 or less allows all.
+func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{limit: limit, window: window, now: now, MaxPatients: DefaultMaxPatients, seen: make(map[int64][]Attempt)}
 }
 
 // Allow decides an attempt of patient with the hashed key; when it refuses,
@@ -62,7 +62,7 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	if l.limit <= 0 {
 		return true, 0 // no limit configured
 	}
-	now := l.Now().UnixNano()
+	now := l.now().UnixNano()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ring := l.seen[patient]
@@ -108,7 +108,7 @@ func (l *Limiter) Seen(patient int64, key uint64) bool {
 // window as this clock sees it (a forged date ahead would lock a patient out
 // until then).
 func (l *Limiter) Observe(a Attempt) {
-	now := l.Now().UnixNano()
+	now := l.now().UnixNano()
 	if l.limit <= 0 || a.Patient <= 0 || a.At > now+int64(maxSkew) || a.At <= now-int64(l.window) {
 		return
 	}
@@ -172,7 +172,7 @@ func (l *Limiter) Outbox(buf []Attempt) []Attempt {
 // Sweep forgets patients whose every attempt has left the window, keeping
 // memory bounded by the patients active in the last window.
 func (l *Limiter) Sweep() {
-	cutoff := l.Now().UnixNano() - int64(l.window)
+	cutoff := l.now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweepLocked(cutoff)
@@ -203,7 +203,7 @@ func HashKey(key string) uint64 {
 // Attempts counts the patient's attempts in the current window, wherever they
 // were made; operators and tests use it to see the shared state.
 func (l *Limiter) Attempts(patient int64) int {
-	cutoff := l.Now().UnixNano() - int64(l.window)
+	cutoff := l.now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0

@@ -13,6 +13,7 @@ import (
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 // poison is what a client on the bus could put in the booking stream: each
@@ -74,7 +75,12 @@ func TestPoisonFloodIsDeadLettered(t *testing.T) {
 		t.Errorf("a good booking took %v to be decided during the flood", slowest)
 	}
 	dead := s.deadLetters(t)
-	waitUntil(t, 60*time.Second, func() bool { return dead() == flood })
+	poll.For(t, 60*time.Second, 20*time.Millisecond, func() error {
+		if n := dead(); n != flood {
+			return fmt.Errorf("%d of %d on the dead-letter stream", n, flood)
+		}
+		return nil
+	})
 	if got := metricValue(t, "http://"+s.booker.Addr()+"/metrics", `booker_dead_letters_total{reason="malformed"}`); got != flood {
 		t.Errorf("booker_dead_letters_total{reason=malformed} = %v, want %d", got, flood)
 	}
@@ -148,7 +154,12 @@ func TestDatabaseRejectionIsDeadLettered(t *testing.T) {
 		t.Errorf("rejected booking answered %d, want 202 (no decision)", a.status)
 	}
 	dead := s.deadLetters(t)
-	waitUntil(t, 20*time.Second, func() bool { return dead() == 1 })
+	poll.For(t, 20*time.Second, 20*time.Millisecond, func() error {
+		if n := dead(); n != 1 {
+			return fmt.Errorf("%d on the dead-letter stream, want 1", n)
+		}
+		return nil
+	})
 	url := "http://" + s.booker.Addr() + "/metrics"
 	if got := metricValue(t, url, `booker_dead_letters_total{reason="rejected"}`); got != 1 {
 		t.Errorf("booker_dead_letters_total{reason=rejected} = %v, want 1", got)

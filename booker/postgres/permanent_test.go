@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 // TestDataErrorIsPermanent: data the database refuses (an 80-character key:
@@ -15,7 +16,7 @@ import (
 // of retrying it for ever; a fault the next attempt may not meet is not.
 func TestDataErrorIsPermanent(t *testing.T) {
 	store, pool := newStore(t)
-	slot := insertSlot(t, pool, 1, time.Now().Add(24*time.Hour), 1)
+	slot := pgtest.InsertSlot(t, pool, 1, time.Now().Add(24*time.Hour), 1)
 	ops := []booker.Op{{Book: &booker.BookRequest{SlotID: slot, PatientID: 7, IdempotencyKey: strings.Repeat("k", 80)}}}
 	_, err := store.Decide(context.Background(), ops)
 	if !errors.Is(err, booker.ErrPermanent) || !strings.Contains(err.Error(), "22001") {

@@ -1,60 +1,91 @@
 package jetstream_test
 
 import (
-	"encoding/binary"
+	"context"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
+	"time"
 
-	"termin/gateway/jetstream"
+	"termin/gateway"
+	"termin/shared"
+	"termin/shared/poll"
 )
 
-func TestDecodeStatesRefusesImpossibleStates(t *testing.T) {
-	many := "[" + strings.Repeat(`{"slotId":1,"left":0},`, 4096) + `{"slotId":1,"left":0}]`
-	tests := []struct {
-		name, data string
-		ok         bool
-	}{
-		{"one full slot", `{"slotId":7,"left":0,"holders":[1,2]}`, true},
-		{"a batch", `[{"slotId":7,"left":1,"doctorId":3,"startAt":"2026-12-04T07:00:00Z"},{"slotId":8,"left":0}]`, true},
-		{"slot id 0", `{"slotId":0,"left":0}`, false},
-		{"negative places", `{"slotId":7,"left":-5}`, false},
-		{"negative doctor", `{"slotId":7,"doctorId":-1,"left":0}`, false},
-		{"holders of a slot with room", `{"slotId":7,"left":2,"holders":[1]}`, false},
-		{"one bad state spoils the batch", `[{"slotId":7,"left":0},{"slotId":-1,"left":0}]`, false},
-		{"too many states", many, false},
-		{"not JSON", `{"slotId":`, false},
+// noReads is the database side the room and the list cache are not meant to
+// reach in these tests.
+type noReads struct{}
+
+func (noReads) Slot(context.Context, int64) (gateway.Slot, error) {
+	return gateway.Slot{}, gateway.ErrSlotNotFound
+}
+
+func (noReads) ListSlots(context.Context, int64, shared.Date) ([]gateway.Slot, error) {
+	return nil, nil
+}
+
+func (noReads) Appointment(context.Context, int64) (gateway.Appointment, error) {
+	return gateway.Appointment{}, gateway.ErrAppointmentNotFound
+}
+
+// TestFollowSlotsAppliesEveryAnnouncement: a batch's states in one message
+// (an array) and a single state (an object) both reach the waiting room; an
+// undecodable announcement changes nothing and stops nothing.
+func TestFollowSlotsAppliesEveryAnnouncement(t *testing.T) {
+	b := newBus(t)
+	q := b.gateway()
+	room := gateway.NewRoom(gateway.DefaultRoomConfig(), q, noReads{}, quiet())
+	if err := q.FollowSlots(room, gateway.NewSlotLists(noReads{}, time.Second, time.UTC)); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := jetstream.DecodeStates([]byte(tt.data))
-			if (err == nil) != tt.ok {
-				t.Errorf("error %v, want ok=%v", err, tt.ok)
+	subject := b.cfg.Namespace.Subject(shared.SlotStateSubject) + ".42"
+	batch, _ := json.Marshal([]shared.SlotState{{SlotID: 1, DoctorID: 42, Left: 0, Holders: []int64{7}},
+		{SlotID: 2, DoctorID: 42, Left: 0}})
+	single, _ := json.Marshal(shared.SlotState{SlotID: 3, DoctorID: 42, Left: 0})
+	for _, data := range [][]byte{[]byte("{not json"), batch, single} {
+		if err := b.nc.Publish(subject, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll.For(t, 5*time.Second, 10*time.Millisecond, func() error {
+		for _, slot := range []int64{1, 2, 3} {
+			if !room.KnownFull(slot, 8) {
+				return fmt.Errorf("slot %d not known full", slot)
 			}
-		})
+		}
+		return nil
+	})
+	if room.KnownFull(1, 7) {
+		t.Error("slot 1's holder is refused as if the slot were full for it")
 	}
 }
 
-func TestDecodeAttemptsBoundsTheMessage(t *testing.T) {
-	one := binary.BigEndian.AppendUint64(nil, 77)
-	one = binary.BigEndian.AppendUint64(one, 9)
-	one = binary.BigEndian.AppendUint64(one, 1_800_000_000_000_000_000)
-	for _, tt := range []struct {
-		data []byte
-		n    int
-		ok   bool
-	}{
-		{one, 1, true},
-		{append(one, one...), 2, true},
-		{one[:23], 0, false},
-		{append(one, 1), 0, false},
-		{make([]byte, 24*65537), 0, false},
-	} {
-		t.Run(fmt.Sprint(len(tt.data)), func(t *testing.T) {
-			got, err := jetstream.DecodeAttempts(tt.data)
-			if (err == nil) != tt.ok || len(got) != tt.n {
-				t.Errorf("%d attempts, error %v; want %d, ok=%v", len(got), err, tt.n, tt.ok)
-			}
-		})
+// TestShareAttemptsHoldsTheLimitAcrossGateways: attempts made at one gateway
+// count at the other within the exchange interval, and a gateway does not
+// count its own attempts twice.
+func TestShareAttemptsHoldsTheLimitAcrossGateways(t *testing.T) {
+	b := newBus(t)
+	one, two := gateway.NewLimiter(5, time.Minute, time.Now), gateway.NewLimiter(5, time.Minute, time.Now)
+	for _, l := range []*gateway.Limiter{one, two} {
+		if err := b.gateway().ShareAttempts(t.Context(), l, 10*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key := range uint64(5) {
+		if ok, _ := one.Allow(7, key); !ok {
+			t.Fatalf("attempt %d refused below the limit", key)
+		}
+	}
+	poll.For(t, 5*time.Second, 10*time.Millisecond, func() error {
+		if n := two.Attempts(7); n != 5 {
+			return fmt.Errorf("the other gateway counts %d attempts of patient 7, want 5", n)
+		}
+		return nil
+	})
+	if ok, _ := two.Allow(7, 99); ok {
+		t.Error("the other gateway allowed a sixth attempt")
+	}
+	if n := one.Attempts(7); n != 5 {
+		t.Errorf("the first gateway counts %d attempts, want its own 5 once", n)
 	}
 }
