@@ -10,6 +10,7 @@ import (
 )
 
 // FuzzParsePlan: whatever body an admin (or a stolen admin token) sends,
+// shared.ParsePlan (through schedule.Parse, as the booker applies a plan)
 // parsing never panics, and an accepted plan makes only slots that are a
 // slot long, in the future, within the horizon, and not overlapping.
 func FuzzParsePlan(f *testing.F) {
