@@ -10,9 +10,9 @@ import (
 )
 
 // FuzzParsePlan: whatever body an admin (or a stolen admin token) sends,
-// shared.ParsePlan (through schedule.Parse, as the booker applies a plan)
-// parsing never panics, and an accepted plan makes only slots that are a
-// slot long, in the future, within the horizon, and not overlapping.
+// shared.ParsePlan (reached through schedule.Parse, as the booker applies a
+// plan) never panics, and an accepted plan makes only slots that are a slot
+// long, in the future, within the horizon, and not overlapping.
 func FuzzParsePlan(f *testing.F) {
 	for _, seed := range []string{
 		`{"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`,
