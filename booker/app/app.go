@@ -82,7 +82,14 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
-	return a.startSchedules()
+	if err := a.startSchedules(); err != nil {
+		return err
+	}
+	if err := a.startWaitlist(); err != nil {
+		a.cancel()
+		return err
+	}
+	return nil
 }
 
 // decider is the decision core the workers use: the store, which decides

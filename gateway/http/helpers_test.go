@@ -112,6 +112,7 @@ type envOptions struct {
 	ready    func(context.Context) error
 	issuer   string
 	audience string
+	waitlist gateway.Waitlist
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -143,7 +144,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	}, secret: opts.secret, logs: &lockedBuffer{}}
 	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(),
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)),
 	})
 	if err != nil {

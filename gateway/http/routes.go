@@ -24,6 +24,8 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeWaitlist
+	routeWaitlistEntry
 	numRoutes
 )
 
@@ -46,14 +48,16 @@ type route struct {
 
 // routes is indexed by routeID.
 var routes = [numRoutes]route{
-	routeOther:        {pattern: "other"},
-	routeSlots:        {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).book},
-	routeAppointment:  {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
-	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
-	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
-	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
-	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
+	routeOther:         {pattern: "other"},
+	routeSlots:         {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
+	routeAppointments:  {pattern: "/api/appointments", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).book},
+	routeAppointment:   {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
+	routeHealthz:       {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
+	routeReadyz:        {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
+	routeMetrics:       {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
+	routeSchedule:      {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
+	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
+	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -65,6 +69,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	waitlistPrefix    = []byte("/api/waitlist/")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -81,6 +86,11 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeMetrics, nil
 	case "/api/appointments":
 		return routeAppointments, nil
+	case "/api/waitlist":
+		return routeWaitlist, nil
+	}
+	if id, ok := bytes.CutPrefix(path, waitlistPrefix); ok && isSegment(id) {
+		return routeWaitlistEntry, id
 	}
 	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
 		return routeAppointment, id

@@ -43,6 +43,8 @@ type Config struct {
 	Reads gateway.Reads
 	// Schedules applies working plans; nil answers the schedule route 503.
 	Schedules gateway.Schedules
+	// Waitlist joins, lists and leaves waitlists; nil answers its routes 503.
+	Waitlist gateway.Waitlist
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -63,6 +65,7 @@ type Server struct {
 	bookings gateway.Bookings
 	reads    gateway.Reads
 	plans    gateway.Schedules
+	waitlist gateway.Waitlist
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -99,6 +102,7 @@ func NewServer(cfg Config) (*Server, error) {
 		bookings: cfg.Bookings,
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
+		waitlist: cfg.Waitlist,
 		ready:    cfg.Ready,
 		auth:     auth,
 		log:      cfg.Logger,

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"termin/shared"
+)
+
+// waitlistTimeout bounds one waitlist operation's transaction.
+const waitlistTimeout = 10 * time.Second
+
+// startWaitlist answers the gateways' waitlist requests, one booker of the
+// queue group per request, so that every write stays in the booker.
+func (a *App) startWaitlist() error {
+	subject := a.cfg.Stream.Namespace.Subject(shared.WaitlistSubject)
+	if _, err := a.nc.QueueSubscribe(subject, shared.ScheduleQueue, a.answerWaitlist); err != nil {
+		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
+	}
+	if err := a.nc.Flush(); err != nil {
+		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
+	}
+	return nil
+}
+
+// answerWaitlist carries out one request and answers it; a malformed request
+// is INVALID_REQUEST and changes nothing.
+func (a *App) answerWaitlist(m *nats.Msg) {
+	res := shared.WaitlistResult{V: shared.Version}
+	var req shared.WaitlistRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil || req.V != shared.Version || req.PatientID <= 0 {
+		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed waitlist request"
+	} else if err := a.doWaitlist(req, &res); err != nil {
+		res.Code, res.Detail = shared.CodeOf(err), err.Error()
+		if res.Code == shared.CodeInternal {
+			a.cfg.Logger.Error("waitlist: request failed", "op", req.Op, "patient", req.PatientID, "err", err)
+			res.Detail = "the booker could not change the waitlist"
+		}
+	}
+	data, err := json.Marshal(res)
+	if err == nil {
+		err = m.Respond(data)
+	}
+	if err != nil {
+		a.cfg.Logger.Warn("waitlist: answering failed", "err", err)
+	}
+}
+
+func (a *App) doWaitlist(req shared.WaitlistRequest, res *shared.WaitlistResult) (err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), waitlistTimeout)
+	defer cancel()
+	switch req.Op {
+	case shared.WaitlistJoin:
+		day, perr := shared.ParseDate(req.Date)
+		if perr != nil || req.DoctorID <= 0 {
+			return shared.NewError(shared.CodeInvalidRequest, "doctorId and date (YYYY-MM-DD) are required")
+		}
+		res.ID, err = a.Store.JoinWaitlist(ctx, req.PatientID, req.DoctorID, day)
+	case shared.WaitlistList:
+		res.Entries, err = a.Store.Waitlist(ctx, req.PatientID)
+	case shared.WaitlistLeave:
+		if req.ID <= 0 {
+			return shared.NewError(shared.CodeInvalidRequest, "the entry id must be a positive integer")
+		}
+		err = a.Store.LeaveWaitlist(ctx, req.PatientID, req.ID)
+	default:
+		return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown waitlist operation %q", req.Op))
+	}
+	return err
+}

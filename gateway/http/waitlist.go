@@ -1,0 +1,125 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/valyala/fasthttp"
+
+	"termin/gateway"
+	"termin/shared"
+)
+
+// maxWaitlistBody bounds a join's body, which holds two ids and a date.
+const maxWaitlistBody = 1024
+
+// waitlistBody is a join's JSON body; patientId is for an admin (or a
+// development setup without tokens) acting for a patient.
+type waitlistBody struct {
+	DoctorID  json.RawMessage `json:"doctorId"`
+	Date      string          `json:"date"`
+	PatientID json.RawMessage `json:"patientId"`
+}
+
+// joinWaitlist is POST /api/waitlist: 201 {"id"} of the caller's place in the
+// line of the doctor's day; joining the same day again gives the same id.
+func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+	var b waitlistBody
+	if err := json.Unmarshal(ctx.PostBody(), &b); err != nil || !bytes.HasPrefix(bytes.TrimSpace(ctx.PostBody()), []byte("{")) {
+		s.fail(ctx, invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
+		return
+	}
+	doctor, ok := parseID(b.DoctorID)
+	if !ok {
+		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		return
+	}
+	if _, err := shared.ParseDate(b.Date); err != nil {
+		s.fail(ctx, invalid(err.Error()))
+		return
+	}
+	patient, err := waitlistPatient(who, b.PatientID)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	res, ok := s.askWaitlist(ctx, shared.WaitlistRequest{Op: shared.WaitlistJoin, PatientID: patient, DoctorID: doctor, Date: b.Date})
+	if ok {
+		writeJSON(ctx, fasthttp.StatusCreated, struct {
+			ID int64 `json:"id"`
+		}{res.ID})
+	}
+}
+
+// listWaitlist is GET /api/waitlist: the caller's entries, newest first.
+func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	res, ok := s.askWaitlist(ctx, shared.WaitlistRequest{Op: shared.WaitlistList, PatientID: patient})
+	if ok {
+		entries := res.Entries
+		if entries == nil {
+			entries = []shared.WaitlistEntry{}
+		}
+		writeJSON(ctx, fasthttp.StatusOK, struct {
+			Entries []shared.WaitlistEntry `json:"entries"`
+		}{entries})
+	}
+}
+
+// leaveWaitlist is DELETE /api/waitlist/{id}: 204, also when it had ended.
+func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+	id, ok := parseID(param)
+	if !ok {
+		s.fail(ctx, invalid("the waitlist entry id must be a positive integer"))
+		return
+	}
+	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	if _, ok := s.askWaitlist(ctx, shared.WaitlistRequest{Op: shared.WaitlistLeave, PatientID: patient, ID: id}); ok {
+		ctx.SetStatusCode(fasthttp.StatusNoContent)
+	}
+}
+
+// waitlistPatient is the patient a waitlist call is for: the token's, or the
+// one named (raw) by an admin. A patient naming another is FORBIDDEN.
+func waitlistPatient(who principal, raw []byte) (int64, error) {
+	if len(raw) == 0 {
+		if who.patientID > 0 {
+			return who.patientID, nil
+		}
+		return 0, invalid("patientId is required with an admin token")
+	}
+	patient, ok := parseID(raw)
+	if !ok {
+		return 0, invalid("patientId must be a positive integer")
+	}
+	if !who.mayActFor(patient) {
+		return 0, gateway.ErrForbidden
+	}
+	return patient, nil
+}
+
+// askWaitlist hands the request to a booker; on failure it has answered.
+func (s *Server) askWaitlist(ctx *fasthttp.RequestCtx, req shared.WaitlistRequest) (shared.WaitlistResult, bool) {
+	if s.waitlist == nil {
+		s.fail(ctx, fmt.Errorf("%w: no waitlist service is configured", gateway.ErrUnavailable))
+		return shared.WaitlistResult{}, false
+	}
+	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	res, err := s.waitlist.Waitlist(c, req)
+	if err != nil {
+		s.fail(ctx, err)
+		return shared.WaitlistResult{}, false
+	}
+	return res, true
+}
