@@ -12,6 +12,15 @@ import (
 // WaitingEntry is the first in line for a freed place.
 type WaitingEntry struct {
 	ID, PatientID, DoctorID int64
+	// SlotID is the freed place's slot, which the offer holds.
+	SlotID int64
+}
+
+// FreedPlace is a place that became free: the appointment that held it
+// (cancelled, or a hold that expired) and its slot.
+type FreedPlace struct {
+	AppointmentID, SlotID, DoctorID int64
+	StartAt                         time.Time
 }
 
 // OfferFunc gives the freed place to the entry's patient inside the offer's
@@ -27,21 +36,27 @@ var ErrSkipEntry = errors.New("waitlist: this patient cannot take the place")
 // maxSkips bounds the entries one freed place is offered to in one call.
 const maxSkips = 20
 
-// OfferFreedPlace offers a freed place of the doctor starting at startAt to
-// the first patient in line for that day: the lowest id among the waiting
-// entries whose window holds startAt. Entries whose patient has booked in
-// their window end on the way (DONE). The entry is locked FOR UPDATE SKIP
-// LOCKED, so two places freed at once go to the first two in line, never both
-// to the first. It returns the entry offered, or ok = false when nobody waits.
-func (s *Store) OfferFreedPlace(ctx context.Context, doctorID int64, startAt time.Time, offer OfferFunc) (e WaitingEntry, ok bool, err error) {
+// OfferFreedPlace offers a freed place to the first patient in line for its
+// doctor's day: the lowest id among the waiting entries whose window holds
+// the place's start. If the freed appointment was itself an offer (declined or
+// expired), its entry ends first. Entries whose patient has booked in their
+// window end on the way (DONE). The entry is locked FOR UPDATE SKIP LOCKED,
+// so two places freed at once go to the first two in line, never both to the
+// first. It returns the entry offered, or ok = false when nobody waits.
+func (s *Store) OfferFreedPlace(ctx context.Context, f FreedPlace, offer OfferFunc) (e WaitingEntry, ok bool, err error) {
+	doctorID, startAt := f.DoctorID, f.StartAt
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE waitlist_entry SET status = 'DONE', ended_at = now()
+            WHERE offer_appointment_id = $1 AND status = 'OFFERED'`, f.AppointmentID); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, endSatisfiedSQL+`
             AND w.doctor_id = $1 AND w.window_from <= $2 AND w.window_to > $2`, doctorID, startAt); err != nil {
 			return err
 		}
 		skipped := []int64{} // not nil: id <> ALL(NULL) is never true
 		for range maxSkips {
-			e, ok, err = s.offerNext(ctx, tx, doctorID, startAt, skipped, offer)
+			e, ok, err = s.offerNext(ctx, tx, f, skipped, offer)
 			if !errors.Is(err, ErrSkipEntry) {
 				return err
 			}
@@ -58,15 +73,15 @@ func (s *Store) OfferFreedPlace(ctx context.Context, doctorID int64, startAt tim
 
 // offerNext locks the first waiting entry not in skip and offers it the
 // place. A skipped entry stays waiting for the next place.
-func (s *Store) offerNext(ctx context.Context, tx pgx.Tx, doctorID int64, startAt time.Time, skip []int64, offer OfferFunc) (WaitingEntry, bool, error) {
-	e := WaitingEntry{DoctorID: doctorID}
+func (s *Store) offerNext(ctx context.Context, tx pgx.Tx, f FreedPlace, skip []int64, offer OfferFunc) (WaitingEntry, bool, error) {
+	e := WaitingEntry{DoctorID: f.DoctorID, SlotID: f.SlotID}
 	err := tx.QueryRow(ctx, `
         SELECT id, patient_id FROM waitlist_entry
         WHERE doctor_id = $1 AND status = 'WAITING' AND window_from <= $2 AND window_to > $2
           AND id <> ALL($3::bigint[])
         ORDER BY id
         LIMIT 1
-        FOR UPDATE SKIP LOCKED`, doctorID, startAt, skip).Scan(&e.ID, &e.PatientID)
+        FOR UPDATE SKIP LOCKED`, f.DoctorID, f.StartAt, skip).Scan(&e.ID, &e.PatientID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return WaitingEntry{}, false, nil
 	}

@@ -21,6 +21,11 @@ var (
 	waitStart = time.Date(2026, 1, 5, 9, 0, 0, 0, berlin)
 )
 
+// freed is a place of the doctor at waitStart freed by no appointment of the waitlist.
+func freed(doctor int64) postgres.FreedPlace {
+	return postgres.FreedPlace{AppointmentID: -1, SlotID: 1, DoctorID: doctor, StartAt: waitStart}
+}
+
 func join(t *testing.T, s *postgres.Store, patient, doctor int64, day shared.Date) int64 {
 	t.Helper()
 	id, err := s.JoinWaitlist(context.Background(), patient, doctor, day)
@@ -85,7 +90,7 @@ func TestWaitlistRefusesBadDaysAndTooManyEntries(t *testing.T) {
 }
 
 func TestFreedPlacesGoToTheFirstInLineOnceEach(t *testing.T) {
-	const waiting, freed = 12, 5
+	const waiting, places = 12, 5
 	s, pool := newStore(t)
 	for p := range int64(waiting) {
 		join(t, s, 100+p, 42, waitDay)
@@ -99,8 +104,8 @@ func TestFreedPlacesGoToTheFirstInLineOnceEach(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []int64
-	releaseAll(freed, func(int) {
-		if _, ok, err := s.OfferFreedPlace(context.Background(), 42, waitStart, offerTo(&got, &mu)); err != nil || !ok {
+	releaseAll(places, func(int) {
+		if _, ok, err := s.OfferFreedPlace(context.Background(), freed(42), offerTo(&got, &mu)); err != nil || !ok {
 			t.Errorf("offer: ok %v, %v", ok, err)
 		}
 	})
@@ -109,11 +114,22 @@ func TestFreedPlacesGoToTheFirstInLineOnceEach(t *testing.T) {
 		t.Errorf("offered to %v, want the first in line %v", got, want)
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE status = 'OFFERED'
-        AND offer_appointment_id = 1000 + patient_id`); n != freed {
-		t.Errorf("%d entries OFFERED with their appointment, want %d", n, freed)
+        AND offer_appointment_id = 1000 + patient_id`); n != places {
+		t.Errorf("%d entries OFFERED with their appointment, want %d", n, places)
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 101 AND status = 'DONE'`); n != 1 {
 		t.Errorf("the patient who booked still waits")
+	}
+
+	// The first offer expires (or is declined): its entry ends, the next in line gets the place.
+	lapsed := freed(42)
+	lapsed.AppointmentID = 1100
+	e, ok, err := s.OfferFreedPlace(context.Background(), lapsed, offerTo(&got, &mu))
+	if err != nil || !ok || e.PatientID != 106 {
+		t.Errorf("after the expired offer: %+v (ok %v, %v), want patient 106", e, ok, err)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 100 AND status = 'DONE'`); n != 1 {
+		t.Errorf("the entry of the expired offer did not end")
 	}
 }
 
@@ -123,7 +139,7 @@ func TestFreedPlacePassesOverWhoCannotTakeIt(t *testing.T) {
 		join(t, s, 100+p, 42, waitDay)
 	}
 	var asked []int64
-	e, ok, err := s.OfferFreedPlace(context.Background(), 42, waitStart,
+	e, ok, err := s.OfferFreedPlace(context.Background(), freed(42),
 		func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (int64, error) {
 			asked = append(asked, e.PatientID)
 			if e.PatientID == 100 {
@@ -137,7 +153,7 @@ func TestFreedPlacePassesOverWhoCannotTakeIt(t *testing.T) {
 	if list, _ := s.Waitlist(context.Background(), 100); len(list) != 1 || list[0].Status != "WAITING" {
 		t.Errorf("the patient passed over no longer waits: %+v", list)
 	}
-	if _, ok, err := s.OfferFreedPlace(context.Background(), 43, waitStart, offerTo(new([]int64), new(sync.Mutex))); ok || err != nil {
+	if _, ok, err := s.OfferFreedPlace(context.Background(), freed(43), offerTo(new([]int64), new(sync.Mutex))); ok || err != nil {
 		t.Errorf("a doctor nobody waits for: ok %v, %v", ok, err)
 	}
 }
