@@ -1,0 +1,114 @@
+// Package waitlist offers freed places to the patients waiting for them. It
+// consumes the appointment events: a cancellation or an expired hold frees a
+// place, and the first patient in line for that doctor's day is offered it
+// as a hold (postgres.OfferFreedPlace). Declining an offer is cancelling its
+// hold, and an offer that expires frees its place again: either way the next
+// patient in line is offered it.
+package waitlist
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/outbox"
+	"termin/booker/postgres"
+	"termin/shared"
+)
+
+// ConsumerName is the durable consumer of the offers on the EVENTS stream.
+const ConsumerName = "waitlist"
+
+// SubjectExpired is the event of a hold that ran out (written by the holds' expiry job).
+const SubjectExpired = "appointment.expired"
+
+// Offers turns freed places into offers.
+type Offers struct {
+	Store    *postgres.Store
+	Consumer jetstream.Consumer
+	// Offer gives the place to the entry's patient (a hold for OFFER_TTL).
+	Offer postgres.OfferFunc
+	Log   *slog.Logger
+}
+
+// Setup creates or updates the durable consumer on EVENTS (see outbox.Setup).
+// It starts at new events: places freed before the first start are not offered.
+func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace) (jetstream.Consumer, error) {
+	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
+		Durable:       ConsumerName,
+		Description:   "Offers freed places to the waitlist.",
+		FilterSubject: ns.Subject("appointment.>"), // one filter: nats-server 2.9 takes no more
+		DeliverPolicy: jetstream.DeliverNewPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       time.Minute,
+		MaxDeliver:    -1,
+		MaxAckPending: 1000,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waitlist: consumer: %w", err)
+	}
+	return cons, nil
+}
+
+// Run handles events until ctx ends. Events are handled one at a time, in
+// order: a freed place's offer is one short transaction.
+func (o *Offers) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		batch, err := o.Consumer.Fetch(64, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			o.Log.Warn("waitlist: pulling events", "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		for m := range batch.Messages() {
+			o.handle(ctx, m)
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			o.Log.Warn("waitlist: pulling events", "err", err)
+		}
+	}
+	return nil
+}
+
+// handle offers the place an event freed and acknowledges it; a failure is
+// tried again later, a malformed or unrelated event is acknowledged at once.
+func (o *Offers) handle(ctx context.Context, m jetstream.Msg) {
+	f, ok := freedPlace(m.Data())
+	if ok {
+		e, offered, err := o.Store.OfferFreedPlace(context.WithoutCancel(ctx), f, o.Offer)
+		if err != nil {
+			o.Log.Warn("waitlist: offering a freed place failed; trying again", "slot", f.SlotID, "err", err)
+			_ = m.NakWithDelay(5 * time.Second)
+			return
+		}
+		if offered {
+			o.Log.Info("waitlist: freed place offered", "slot", f.SlotID, "entry", e.ID, "patient", e.PatientID)
+		}
+	}
+	_ = m.Ack()
+}
+
+// freedPlace reads the place a cancellation or an expiry freed.
+func freedPlace(data []byte) (postgres.FreedPlace, bool) {
+	var ev outbox.Event
+	var a outbox.Appointment
+	if json.Unmarshal(data, &ev) != nil || (ev.Type != outbox.SubjectCancelled && ev.Type != SubjectExpired) ||
+		json.Unmarshal(ev.Data, &a) != nil || a.SlotID <= 0 || a.DoctorID <= 0 {
+		return postgres.FreedPlace{}, false
+	}
+	return postgres.FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}, true
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

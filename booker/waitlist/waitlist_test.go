@@ -1,0 +1,93 @@
+package waitlist_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"termin/booker"
+	"termin/booker/internal/testkit"
+	"termin/booker/outbox"
+	"termin/booker/postgres"
+	"termin/booker/waitlist"
+	"termin/migrations/pgtest"
+	"termin/shared"
+	"termin/shared/poll"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+// offers records what the consumer offers, as the hold would take it.
+type offers struct {
+	mu  sync.Mutex
+	got []postgres.WaitingEntry
+}
+
+func (o *offers) offer(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (int64, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, e)
+	return 5000 + e.PatientID, nil
+}
+
+func (o *offers) list() []postgres.WaitingEntry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]postgres.WaitingEntry(nil), o.got...)
+}
+
+func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
+	db, _ := pgtest.Pool(t, 8)
+	_, js, ns := testkit.NATS(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	store := postgres.NewStore(db, berlin)
+	store.Now = func() time.Time { return time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC) }
+	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := waitlist.Setup(ctx, js, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &offers{}
+	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: log, Idle: 20 * time.Millisecond}
+	o := &waitlist.Offers{Store: store, Consumer: cons, Offer: rec.offer, Log: log}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = relay.Run(ctx) })
+	wg.Go(func() { _ = o.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	start := time.Date(2031, 3, 10, 9, 30, 0, 0, berlin)
+	day := shared.Date{Year: 2031, Month: time.March, Day: 10}
+	for _, p := range []int64{100, 101} {
+		if _, err := store.JoinWaitlist(ctx, p, 42, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slot := pgtest.InsertSlot(t, db, 42, start, 1)
+	b, err := store.Book(ctx, booker.BookRequest{SlotID: slot, PatientID: 77, IdempotencyKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Cancel(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	poll.For(t, 20*time.Second, 20*time.Millisecond, func() error {
+		if got := rec.list(); len(got) != 1 {
+			return fmt.Errorf("%d offers, want 1", len(got))
+		}
+		return testkit.Settled(cons)
+	})
+	if got := rec.list(); got[0].PatientID != 100 || got[0].SlotID != slot {
+		t.Errorf("offered %+v, want patient 100 the slot %d", got[0], slot)
+	}
+	if n := pgtest.QueryInt(t, db, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 101 AND status = 'WAITING'`); n != 1 {
+		t.Errorf("the second in line no longer waits")
+	}
+}
