@@ -12,6 +12,10 @@ import (
 // by the reminder job (booker/remind) into the outbox like a booking's event.
 const SubjectReminder = "appointment.reminder"
 
+// SubjectOffered is a waitlist offer: a freed place held for the first
+// patient in line, who confirms it before expiresAt (booker/waitlist).
+const SubjectOffered = "appointment.offered"
+
 // reminderDue says whether a reminder should still go out: its appointment is
 // still booked at the same slot (not cancelled, not moved) and has not begun.
 // The job checks both when it writes the event; this check covers the time the

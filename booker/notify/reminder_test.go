@@ -64,3 +64,27 @@ func TestReminderIsSentOnlyForABookedAppointmentNotYetBegun(t *testing.T) {
 		t.Errorf("%d e-mails, want 3: a reminder went out for a moved, begun or cancelled appointment", len(got))
 	}
 }
+
+func TestWaitlistOfferNamesItsDeadlineAndConfirmLink(t *testing.T) {
+	e := newEnv(t, 5)
+	e.contact(77, "Anna", "anna@example.org", "+491701234567", "de")
+	var ev outbox.Event
+	_ = json.Unmarshal(e.event(notify.SubjectOffered, 77, 9), &ev)
+	expires := winter.Add(-6 * 24 * time.Hour).Add(15 * time.Minute) // Tue 04.03. 09:45 CET
+	ev.Data, _ = json.Marshal(outbox.Appointment{AppointmentID: 9, SlotID: 1, PatientID: 77, DoctorID: 42,
+		StartAt: winter, EndAt: winter.Add(15 * time.Minute), ExpiresAt: &expires})
+	data, _ := json.Marshal(ev)
+	e.publish(data, "offer-9")
+	m := e.waitMails(1)[0]
+	if want := "Ein Termin ist frei geworden: Mo. 10.03.2031, 09:30 Uhr"; m.Subject != want {
+		t.Errorf("subject %q, want %q", m.Subject, want)
+	}
+	assertContains(t, "offer", m.Body, []string{"auf den Sie gewartet haben", "bis Di. 04.03.2031, 09:45 Uhr",
+		"https://termine.example/?appointment=%d&confirm=1", "Dr. Weber"}, 9)
+	if len(m.Parts) != 0 {
+		t.Errorf("an offer carries no calendar file: it is not an appointment yet")
+	}
+	if sms := e.sms.Messages(); len(sms) != 1 || !strings.HasPrefix(sms[0].Text, "Termin frei: Mo. 10.03.2031, 09:30 Uhr") {
+		t.Errorf("SMS %+v", sms)
+	}
+}

@@ -75,6 +75,8 @@ func (l language) kind(typ string) (kind, bool) {
 		return kind{l.subjectCancelled, l.cancelled, l.rebookHint, l.smsCancelled, MethodCancel}, true
 	case SubjectReminder:
 		return kind{l.subjectReminder, l.reminder, l.cancelHint, l.smsReminder, ""}, true
+	case SubjectOffered:
+		return kind{l.subjectOffered, l.offered, l.offerHint, l.smsOffered, ""}, true
 	}
 	return kind{}, false
 }
@@ -104,7 +106,14 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, d Details) (Messag
 		fmt.Fprintf(&b, l.where, place)
 	}
 	hint := k.hint
-	if strings.Contains(hint, "%") {
+	if ev.Type == SubjectOffered {
+		if a.ExpiresAt == nil {
+			return Message{}, fmt.Errorf("an offer without expiresAt")
+		}
+		until := l.shortDate(a.ExpiresAt.In(d.Zone)) + ", " + l.clock(a.ExpiresAt.In(d.Zone))
+		link = d.Practice.Link(a.AppointmentID) + "&confirm=1"
+		hint = fmt.Sprintf(hint, until, link)
+	} else if strings.Contains(hint, "%") {
 		hint = fmt.Sprintf(hint, link)
 	}
 	fmt.Fprintf(&b, "\n\n%s\n\n%s\n", hint, l.signOff)
@@ -129,6 +138,10 @@ type language struct {
 	subjectBooked           string
 	subjectCancelled        string
 	subjectReminder         string
+	subjectOffered          string
+	offered                 string
+	offerHint               string // the deadline and the link
+	smsOffered              string // date, doctor, link
 	booked, cancelled       string
 	reminder                string
 	details                 string // date, time span, doctor, appointment number

@@ -26,6 +26,10 @@ var languages = map[string]language{
 		smsBooked:        "Termin bestätigt: %s, %s. Absagen/verschieben: %s",
 		smsCancelled:     "Termin storniert: %s, %s. Neue Termine: %s",
 		smsReminder:      "Erinnerung: Termin %s, %s. Absagen/verschieben: %s",
+		subjectOffered:   "Ein Termin ist frei geworden",
+		offered:          "Ein Platz, auf den Sie gewartet haben, ist frei geworden. Wir halten ihn für Sie.",
+		offerHint:        "Bitte bestätigen Sie ihn bis %s, sonst geht er an die nächste Person auf der Warteliste. Bestätigen oder ablehnen: %s",
+		smsOffered:       "Termin frei: %s, %s. Bestätigen: %s",
 		signOff:          "Ihr Praxisteam",
 	},
 	"en": {
@@ -51,6 +55,10 @@ var languages = map[string]language{
 		smsBooked:        "Appointment confirmed: %s, %s. Cancel/move: %s",
 		smsCancelled:     "Appointment cancelled: %s, %s. New appointments: %s",
 		smsReminder:      "Reminder: appointment %s, %s. Cancel/move: %s",
+		subjectOffered:   "An appointment has become free",
+		offered:          "A place you were waiting for has become free. We are holding it for you.",
+		offerHint:        "Please confirm it by %s; otherwise it goes to the next person on the waitlist. Confirm or decline: %s",
+		smsOffered:       "Appointment free: %s, %s. Confirm: %s",
 		signOff:          "Your practice team",
 	},
 }

@@ -33,14 +33,16 @@ type Event struct {
 // Appointment is the Data of appointment.booked and appointment.cancelled, as
 // booker/postgres writes it: the appointment and the slot it holds or held.
 type Appointment struct {
-	AppointmentID int64      `json:"appointmentId"`
-	SlotID        int64      `json:"slotId"`
-	PatientID     int64      `json:"patientId"`
-	DoctorID      int64      `json:"doctorId"`
-	StartAt       time.Time  `json:"startAt"`
-	EndAt         time.Time  `json:"endAt"`
-	CreatedAt     *time.Time `json:"createdAt,omitempty"`
-	CancelledAt   *time.Time `json:"cancelledAt,omitempty"`
+	AppointmentID int64     `json:"appointmentId"`
+	SlotID        int64     `json:"slotId"`
+	PatientID     int64     `json:"patientId"`
+	DoctorID      int64     `json:"doctorId"`
+	StartAt       time.Time `json:"startAt"`
+	EndAt         time.Time `json:"endAt"`
+	// ExpiresAt is a held place's end: a waitlist offer's confirmation deadline.
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+	CreatedAt   *time.Time `json:"createdAt,omitempty"`
+	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
 }
 
 // Setup creates or updates the EVENTS stream. It is idempotent, so every booker
