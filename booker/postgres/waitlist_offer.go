@@ -57,6 +57,10 @@ func (s *Store) OfferFreedPlace(ctx context.Context, f FreedPlace, offer OfferFu
 		skipped := []int64{} // not nil: id <> ALL(NULL) is never true
 		for range maxSkips {
 			e, ok, err = s.offerNext(ctx, tx, f, skipped, offer)
+			if errors.Is(err, errPlaceGone) {
+				e, ok = WaitingEntry{}, false
+				return nil // the entries that ended stay ended
+			}
 			if !errors.Is(err, ErrSkipEntry) {
 				return err
 			}
