@@ -156,10 +156,15 @@ type LogSink struct {
 	Log *slog.Logger
 }
 
-// Send logs m as it would have been sent to to.
+// Send logs m as it would have been sent to to; the calendar file by its
+// method and size (at debug level in full).
 func (s LogSink) Send(_ context.Context, to string, m Message) error {
-	s.Log.Info("e-mail (local sink: not sent; set SMTP_ADDR to send)", "to", to,
-		"subject", m.Subject, "body", m.Body, "calendar", string(m.Calendar))
+	attrs := []any{"to", to, "subject", m.Subject, "body", m.Body}
+	if len(m.Calendar) > 0 {
+		attrs = append(attrs, "attachment", fmt.Sprintf("invite.ics (METHOD:%s, %d bytes)", m.CalendarMethod, len(m.Calendar)))
+		s.Log.Debug("e-mail's calendar file", "to", to, "ics", string(m.Calendar))
+	}
+	s.Log.Info("e-mail (local sink: not sent; set SMTP_ADDR to send)", attrs...)
 	return nil
 }
 
