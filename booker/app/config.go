@@ -44,6 +44,8 @@ type Config struct {
 	// Remind sets the reminders before appointments, written by every booker
 	// that runs the relay.
 	Remind RemindConfig
+	// OfferTTL is how long a waitlist offer is held; 0 means 15 min.
+	OfferTTL time.Duration
 	// Schedule sets the daily opening and the roll-forward job.
 	Schedule ScheduleConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
@@ -132,6 +134,7 @@ func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
 	fs.StringVar(&n.PublicURL, "public-url", envconf.String("PUBLIC_URL", "http://"+envconf.String("GATEWAY_ADDR", "127.0.0.1:8080")), "the patient web page's address, linked from messages (PUBLIC_URL; default the gateway's)")
 	fs.StringVar(&cfg.Remind.Leads, "reminders", envconf.String("REMINDERS", defaultReminders), "reminders before each appointment, e.g. 24h,2h; 0 turns them off (REMINDERS)")
 	fs.DurationVar(&cfg.Remind.Every, "remind-every", envconf.Duration("REMIND_EVERY", time.Minute), "how often due reminders are looked for (REMIND_EVERY)")
+	fs.DurationVar(&cfg.OfferTTL, "offer-ttl", envconf.Duration("OFFER_TTL", defaultOfferTTL), "how long a freed place offered to the waitlist is held (OFFER_TTL)")
 	fs.IntVar(&n.MaxDeliver, "notify-max-deliver", envconf.Int("NOTIFY_MAX_DELIVER", 5), "attempts before a notification is dead-lettered (NOTIFY_MAX_DELIVER)")
 	return func() {
 		// Secrets come from the environment without appearing as defaults in -h.

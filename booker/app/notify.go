@@ -48,6 +48,10 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 		if job != nil {
 			a.background(func() { _ = job.Run(run) })
 		}
+		if err := a.startOffers(ctx, js, run); err != nil {
+			cancel()
+			return err
+		}
 		metrics := outbox.NewMetrics(reg)
 		a.background(func() { outbox.WatchBacklog(run, a.db, metrics, time.Second, a.cfg.Logger) })
 	}

@@ -7,11 +7,39 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"termin/booker/waitlist"
 	"termin/shared"
 )
 
 // waitlistTimeout bounds one waitlist operation's transaction.
 const waitlistTimeout = 10 * time.Second
+
+// defaultOfferTTL is how long a waitlist offer is held when OfferTTL is zero.
+const defaultOfferTTL = 15 * time.Minute
+
+// startOffers runs the consumer that offers freed places to the waitlist,
+// in every booker that runs the relay (the offers' events need it). Its
+// consumer shares the work between bookers; the entry's row lock decides.
+func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context) error {
+	ttl := a.cfg.OfferTTL
+	if ttl <= 0 {
+		ttl = defaultOfferTTL
+	}
+	var holds bool
+	if err := a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+        WHERE table_name = 'appointment' AND column_name = 'expires_at')`).Scan(&holds); err != nil || !holds {
+		a.cfg.Logger.Warn("waitlist offers off: the schema has no holds", "err", err)
+		return nil
+	}
+	cons, err := waitlist.Setup(ctx, js, a.cfg.Stream.Namespace)
+	if err != nil {
+		return err
+	}
+	o := &waitlist.Offers{Store: a.Store, Consumer: cons, Offer: a.Store.HoldOffer(ttl), Log: a.cfg.Logger}
+	a.background(func() { _ = o.Run(run) })
+	return nil
+}
 
 // startWaitlist answers the gateways' waitlist requests, one booker of the
 // queue group per request, so that every write stays in the booker.
