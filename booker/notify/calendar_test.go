@@ -3,6 +3,7 @@ package notify_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ func TestConfirmationAndCancellationCarryTheSameCalendarEvent(t *testing.T) {
 	}
 	mails := e.waitMails(2)
 
+	var sequences []int
 	tests := []struct {
 		name, method, status string
 	}{
@@ -58,6 +60,14 @@ func TestConfirmationAndCancellationCarryTheSameCalendarEvent(t *testing.T) {
 		if got := ev.GetProperty(ics.ComponentPropertySummary).Value; got != "Arzttermin: Dr. Weber" {
 			t.Errorf("%s: SUMMARY %q", tt.name, got)
 		}
+		seq, err := strconv.Atoi(ev.GetProperty(ics.ComponentPropertySequence).Value)
+		if err != nil {
+			t.Errorf("%s: SEQUENCE: %v", tt.name, err)
+		}
+		sequences = append(sequences, seq)
+	}
+	if len(sequences) == 2 && sequences[1] <= sequences[0] {
+		t.Errorf("SEQUENCE %v: the cancellation's must be higher, or calendars ignore it", sequences)
 	}
 }
 

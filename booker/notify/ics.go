@@ -21,7 +21,11 @@ type Invite struct {
 	Method     string
 	Start, End time.Time
 	// Stamp is when the message was written (DTSTAMP).
-	Stamp    time.Time
+	Stamp time.Time
+	// Sequence orders the messages of one UID: a calendar applies a later
+	// one (a move, the cancellation) only with a higher number. Writers take
+	// the event's time in seconds; a cancellation adds one.
+	Sequence int64
 	Summary  string
 	Location string
 	// Description carries the link to the web page.
@@ -71,15 +75,13 @@ func (v Invite) ICS() []byte {
 	return []byte(w.String())
 }
 
-// status marks a cancellation with a higher SEQUENCE, which calendars need to
-// apply it over the request.
+// status writes the SEQUENCE and the event's state.
 func (v Invite) status(w *icsWriter) {
+	w.line(fmt.Sprintf("SEQUENCE:%d", v.Sequence))
 	if v.Method == MethodCancel {
-		w.line("SEQUENCE:1")
 		w.line("STATUS:CANCELLED")
 		return
 	}
-	w.line("SEQUENCE:0")
 	w.line("STATUS:CONFIRMED")
 }
 

@@ -121,10 +121,14 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, d Details) (Messag
 		Short: fmt.Sprintf(k.short, when, doctor, link)}
 	if k.method != "" {
 		m.CalendarMethod = k.method
+		seq := max(ev.CreatedAt.Unix(), 0)
+		if k.method == MethodCancel {
+			seq++ // above the request's even within one second
+		}
 		m.Calendar = Invite{UID: fmt.Sprintf("appointment-%d@%s", a.AppointmentID, domainOf(d.Practice.From)),
 			Method: k.method, Start: a.StartAt, End: a.EndAt, Stamp: d.Now, Zone: d.Zone,
 			Summary: fmt.Sprintf(l.summary, doctor), Location: d.Practice.place(), Description: link,
-			Organizer: d.Practice.From, Attendee: c.Email}.ICS()
+			Organizer: d.Practice.From, Attendee: c.Email, Sequence: seq}.ICS()
 	}
 	return m, nil
 }
