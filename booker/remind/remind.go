@@ -21,7 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Job scans for due reminders.
+// Job scans for due reminders. One goroutine uses a Job; every booker has its own.
 type Job struct {
 	DB *pgxpool.Pool
 	// Leads are how long before the start a reminder goes out.
@@ -30,9 +30,20 @@ type Job struct {
 	Every time.Duration
 	// Batch bounds the reminders of one transaction; 0 means 500.
 	Batch int
+	// Band is how far back a regular scan looks for reminders that came due:
+	// it reads only the appointments whose reminder time lies within Band
+	// before now; 0 means 1 h. A full scan, at the first scan and then every
+	// FullEvery, reads every appointment up to the longest lead, so that what
+	// came due while no booker ran, or an appointment moved to a time whose
+	// reminder has passed, is reminded still (if it has not begun).
+	Band time.Duration
+	// FullEvery is the time between full scans; 0 means 15 min.
+	FullEvery time.Duration
 	// Now is the clock; nil means time.Now. Tests move it.
 	Now func() time.Time
 	Log *slog.Logger
+
+	lastFull time.Time
 }
 
 // Run scans every Every until ctx ends.
@@ -61,22 +72,32 @@ func (j *Job) Scan(ctx context.Context) (int, error) {
 	for i, l := range j.Leads {
 		leads[i] = int64(l / time.Second)
 	}
-	total := 0
-	for {
-		claimed, sent, err := j.scanOnce(ctx, leads)
-		total += sent
-		if err != nil || claimed < j.batch() {
-			return total, err
-		}
-	}
-}
-
-func (j *Job) scanOnce(ctx context.Context, leads []int64) (claimed, sent int, err error) {
 	now := time.Now()
 	if j.Now != nil {
 		now = j.Now()
 	}
-	err = j.DB.QueryRow(ctx, scanSQL, leads, now, j.batch()).Scan(&claimed, &sent)
+	band, full := orDefault(j.Band, time.Hour), j.lastFull.IsZero() || now.Sub(j.lastFull) >= orDefault(j.FullEvery, 15*time.Minute)
+	if full {
+		band = 100 * 365 * 24 * time.Hour
+	}
+	total := 0
+	for {
+		claimed, sent, err := j.scanOnce(ctx, leads, now, band)
+		total += sent
+		if err != nil {
+			return total, err
+		}
+		if claimed < j.batch() {
+			if full {
+				j.lastFull = now
+			}
+			return total, nil
+		}
+	}
+}
+
+func (j *Job) scanOnce(ctx context.Context, leads []int64, now time.Time, band time.Duration) (claimed, sent int, err error) {
+	err = j.DB.QueryRow(ctx, scanSQL, leads, now, j.batch(), int64(band/time.Second)).Scan(&claimed, &sent)
 	if err != nil {
 		return 0, 0, fmt.Errorf("remind: scan: %w", err)
 	}
@@ -88,7 +109,8 @@ func (j *Job) scanOnce(ctx context.Context, leads []int64) (claimed, sent int, e
 
 // scanSQL claims up to $3 due reminders at $2 for the leads $1 (seconds) and
 // writes an outbox event for each one to send. A reminder is due when the
-// appointment is booked, has not begun and starts within its lead. Of an
+// appointment is booked, has not begun and starts within its lead; only
+// reminders that came due within the last $4 seconds are looked at. Of an
 // appointment's due reminders only the nearest lead is sent; one whose time
 // lay before the booking is skipped. ON CONFLICT keeps a row another scan
 // wrote meanwhile, and only rows inserted here get an event.
@@ -100,6 +122,7 @@ WITH due AS (
            AS send
     FROM unnest($1::bigint[]) AS l(lead)
     JOIN time_slot s ON s.start_at > $2 AND s.start_at <= $2 + make_interval(secs => l.lead)
+                    AND s.start_at > $2 + make_interval(secs => l.lead - $4)
     JOIN appointment a ON a.slot_id = s.id AND a.status = 'BOOKED'
     WHERE NOT EXISTS (SELECT 1 FROM reminder_sent r
                       WHERE r.appointment_id = a.id AND r.slot_id = a.slot_id AND r.lead_seconds = l.lead)

@@ -165,3 +165,29 @@ func TestEachReminderOnceAcrossTwoBookersAndARestart(t *testing.T) {
 		}
 	}
 }
+
+func TestRegularScansLookBackABandAndFullScansCatchUp(t *testing.T) {
+	db, _ := pgtest.Pool(t, 4)
+	c := &clock{}
+	c.before(21 * time.Hour)
+	job := newJob(db, c, 0)
+	scan(t, job) // the first scan is full; nothing is due yet
+	// An appointment whose 24 h reminder came due 3 h ago, say moved here just now.
+	appt := appointment(t, db, pgtest.InsertSlot(t, db, 42, start, 1), 77, "BOOKED", start.Add(-72*time.Hour))
+	steps := []struct {
+		after time.Duration // since the first scan
+		want  int
+	}{
+		{time.Minute, 0},      // outside the band of a regular scan
+		{14 * time.Minute, 0}, // still regular
+		{15 * time.Minute, 1}, // the next full scan finds it
+		{16 * time.Minute, 1}, // and it stays one
+	}
+	for _, s := range steps {
+		c.set(start.Add(-21*time.Hour + s.after))
+		scan(t, job)
+		if got := reminders(t, db, appt, 24); got != s.want {
+			t.Errorf("%v after the first scan: %d reminders, want %d", s.after, got, s.want)
+		}
+	}
+}
