@@ -87,11 +87,12 @@ func (s *Store) LeaveWaitlist(ctx context.Context, patientID, id int64) error {
 	return nil
 }
 
-// endSatisfiedSQL ends the waiting entries whose patient holds a booked
-// appointment in the entry's window; callers narrow it with AND clauses on w.
+// endSatisfiedSQL ends the entries whose patient holds a booked appointment
+// in the entry's window (a confirmed offer among them); callers narrow it
+// with AND clauses on w.
 const endSatisfiedSQL = `
     UPDATE waitlist_entry w SET status = 'DONE', ended_at = now()
-    WHERE w.status = 'WAITING' AND EXISTS (
+    WHERE w.status IN ('WAITING', 'OFFERED') AND EXISTS (
         SELECT 1 FROM appointment a JOIN time_slot s ON s.id = a.slot_id
         WHERE a.patient_id = w.patient_id AND a.status = 'BOOKED'
           AND s.doctor_id = w.doctor_id AND s.start_at >= w.window_from AND s.start_at < w.window_to)`
