@@ -9,12 +9,10 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
 	"net/smtp"
-	"net/textproto"
 	"strings"
 	"time"
 )
@@ -116,25 +114,26 @@ func compose(from, to string, m Message) []byte {
 		writeQP(&b, m.Body)
 		return b.Bytes()
 	}
-	mw := multipart.NewWriter(&b)
-	fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=%s\r\n\r\n", mw.Boundary())
-	text, _ := mw.CreatePart(textproto.MIMEHeader{
-		"Content-Type":              {"text/plain; charset=utf-8"},
-		"Content-Transfer-Encoding": {"quoted-printable"}})
-	writeQP(text, m.Body)
-	cal, _ := mw.CreatePart(textproto.MIMEHeader{
-		"Content-Type":              {"text/calendar; charset=utf-8; method=" + m.CalendarMethod + "; name=invite.ics"},
-		"Content-Disposition":       {"attachment; filename=invite.ics"},
-		"Content-Transfer-Encoding": {"base64"}})
-	enc := base64.StdEncoding.EncodeToString(m.Calendar)
-	for len(enc) > 76 {
-		_, _ = io.WriteString(cal, enc[:76]+"\r\n")
-		enc = enc[76:]
+	// The boundary is the event id's: unique per message, and made of
+	// characters that neither base64 nor this text put at a line's start.
+	boundary := "termin-part-" + m.Ref
+	fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n", boundary)
+	fmt.Fprintf(&b, "--%s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary)
+	writeQP(&b, m.Body)
+	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: text/calendar; charset=utf-8; method=%s; name=invite.ics\r\n"+
+		"Content-Disposition: attachment; filename=invite.ics\r\nContent-Transfer-Encoding: base64\r\n\r\n", boundary, m.CalendarMethod)
+	enc := base64.StdEncoding.AppendEncode(make([]byte, 0, base64.StdEncoding.EncodedLen(len(m.Calendar))), m.Calendar)
+	for len(enc) > 0 {
+		n := min(len(enc), 76)
+		b.Write(enc[:n])
+		b.Write(crlf)
+		enc = enc[n:]
 	}
-	_, _ = io.WriteString(cal, enc+"\r\n")
-	_ = mw.Close()
+	fmt.Fprintf(&b, "--%s--\r\n", boundary)
 	return b.Bytes()
 }
+
+var crlf = []byte("\r\n")
 
 func writeQP(w io.Writer, text string) {
 	qp := quotedprintable.NewWriter(w)
