@@ -1,0 +1,124 @@
+//go:build holds
+
+// These tests need the holds of migration 00005 (branch i17); until it is
+// merged they build only with -tags holds. Drop the tag once it is.
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"termin/booker"
+	"termin/booker/postgres"
+	"termin/migrations/pgtest"
+)
+
+const offerTTL = 15 * time.Minute
+
+// holdScene is a full slot of doctor 42 at waitStart, booked by patient 77,
+// with patients 100 and 101 waiting for that day.
+func holdScene(t *testing.T) (*postgres.Store, pgtest.Querier, int64, booker.Booking) {
+	t.Helper()
+	s, pool := newStore(t)
+	slot := pgtest.InsertSlot(t, pool, 42, waitStart, 1)
+	b, err := s.Book(context.Background(), booker.BookRequest{SlotID: slot, PatientID: 77, IdempotencyKey: "k77"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join(t, s, 100, 42, waitDay)
+	join(t, s, 101, 42, waitDay)
+	return s, pool, slot, b
+}
+
+// cancelAndOffer cancels b and offers its place as the waitlist consumer would.
+func cancelAndOffer(t *testing.T, s *postgres.Store, slot int64, b booker.Booking) (postgres.WaitingEntry, bool) {
+	t.Helper()
+	if _, err := s.Cancel(context.Background(), b.ID); err != nil {
+		t.Fatal(err)
+	}
+	f := postgres.FreedPlace{AppointmentID: b.ID, SlotID: slot, DoctorID: 42, StartAt: waitStart}
+	e, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
+	if err != nil {
+		t.Fatalf("offer: %v", err)
+	}
+	return e, ok
+}
+
+func TestFreedPlaceIsHeldForTheFirstInLine(t *testing.T) {
+	s, pool, slot, b := holdScene(t)
+	e, ok := cancelAndOffer(t, s, slot, b)
+	if !ok || e.PatientID != 100 {
+		t.Fatalf("offered %+v (ok %v), want patient 100", e, ok)
+	}
+	checks := []struct {
+		what, sql string
+		want      int
+	}{
+		{"held for 100 until now + OFFER_TTL", `SELECT count(*) FROM appointment WHERE slot_id = $1 AND patient_id = 100
+            AND status = 'HELD' AND expires_at = $2::timestamptz`, 1},
+		{"the place taken", `SELECT booked_count FROM time_slot WHERE id = $1 AND $2::timestamptz IS NOT NULL`, 1},
+		{"the offer's event with its deadline", `SELECT count(*) FROM outbox_event WHERE type = 'appointment.offered'
+            AND (payload->>'slotId')::bigint = $1 AND (payload->>'expiresAt')::timestamptz = $2::timestamptz`, 1},
+		{"the entry offered", `SELECT count(*) FROM waitlist_entry w JOIN appointment a ON a.id = w.offer_appointment_id
+            WHERE w.status = 'OFFERED' AND a.slot_id = $1 AND $2::timestamptz IS NOT NULL`, 1},
+	}
+	for _, c := range checks {
+		if got := pgtest.QueryInt(t, pool, c.sql, slot, testNow.Add(offerTTL)); got != c.want {
+			t.Errorf("%s: %d, want %d", c.what, got, c.want)
+		}
+	}
+}
+
+func TestAnExpiredOfferMovesOn(t *testing.T) {
+	s, pool, slot, b := holdScene(t)
+	if _, ok := cancelAndOffer(t, s, slot, b); !ok {
+		t.Fatal("nothing offered")
+	}
+	s.Now = func() time.Time { return testNow.Add(offerTTL + time.Second) }
+	expired, err := s.ExpireHolds(context.Background(), 10)
+	if err != nil || len(expired) != 1 {
+		t.Fatalf("expiry: %+v %v, want the offer", expired, err)
+	}
+	f := postgres.FreedPlace{AppointmentID: expired[0].ID, SlotID: slot, DoctorID: 42, StartAt: waitStart}
+	e, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
+	if err != nil || !ok || e.PatientID != 101 {
+		t.Fatalf("after the expiry offered %+v (ok %v, %v), want patient 101", e, ok, err)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 100 AND status = 'DONE'`); n != 1 {
+		t.Errorf("the expired offer's entry did not end")
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'HELD' AND patient_id = 101`, slot); n != 1 {
+		t.Errorf("no hold for 101")
+	}
+}
+
+func TestOfferPassesOverAnOverlapAndLeavesATakenPlace(t *testing.T) {
+	s, pool, slot, b := holdScene(t)
+	other := pgtest.InsertSlot(t, pool, 43, waitStart, 1) // patient 100 is with another doctor then
+	if _, err := s.Book(context.Background(), booker.BookRequest{SlotID: other, PatientID: 100, IdempotencyKey: "k100"}); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := cancelAndOffer(t, s, slot, b)
+	if !ok || e.PatientID != 101 {
+		t.Errorf("offered %+v (ok %v), want 101: 100 is busy then", e, ok)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 100 AND status = 'WAITING'`); n != 1 {
+		t.Errorf("the patient passed over no longer waits")
+	}
+
+	s2, pool2, slot2, b2 := holdScene(t)
+	if _, err := s2.Cancel(context.Background(), b2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Book(context.Background(), booker.BookRequest{SlotID: slot2, PatientID: 78, IdempotencyKey: "k78"}); err != nil {
+		t.Fatal(err) // a booking was quicker than the offer
+	}
+	f := postgres.FreedPlace{AppointmentID: b2.ID, SlotID: slot2, DoctorID: 42, StartAt: waitStart}
+	if e, ok, err := s2.OfferFreedPlace(context.Background(), f, s2.HoldOffer(offerTTL)); ok || err != nil {
+		t.Errorf("a retaken place was offered: %+v %v", e, err)
+	}
+	if n := pgtest.QueryInt(t, pool2, `SELECT count(*) FROM waitlist_entry WHERE status = 'WAITING'`); n != 2 {
+		t.Errorf("%d still waiting, want both", n)
+	}
+}
