@@ -117,6 +117,11 @@ func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline 
 	case <-t.Done():
 		d, err := t.Decision()
 		f.Metrics.outcome(outcomeDecided)
+		if t.Alias(req.IdempotencyKey) {
+			// Another key of the patient's one place in this opening: it gets
+			// the place's decision, and a booking it did not create is a 200.
+			return result(d, t.Request, true, err)
+		}
 		return result(d, req, d.Replay, err)
 	case <-timer.C:
 	case <-ctx.Done():

@@ -56,6 +56,8 @@ type Room struct {
 	mu      sync.Mutex
 	lines   map[int64]*line
 	tickets map[ticketID]*Ticket
+	// openings holds each patient's undecided ticket per opening.
+	openings map[openingID]*Ticket
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -86,7 +88,8 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	}
 	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
-		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
+		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
+		openings: make(map[openingID]*Ticket)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -125,8 +128,19 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 	case len(r.tickets) >= r.cfg.MaxTickets:
 		return nil, ErrUnavailable
 	}
-	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now}
+	oid, inOpen := openingOf(ln, slot.DoctorID, req.PatientID)
+	if held := r.openings[oid]; inOpen && held != nil {
+		// The patient's place in this opening answers every key it sends there.
+		held.aliases = append(held.aliases, id)
+		r.tickets[id] = held
+		return held, nil
+	}
+	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
+		opening: oid, inOpen: inOpen}
 	r.tickets[id] = t
+	if inOpen {
+		r.openings[oid] = t
+	}
 	if now.Before(ln.opensAt) {
 		t.pre = true
 		ln.pre = append(ln.pre, t)
@@ -278,7 +292,22 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 	}
 	t.decision, t.err, t.closedAt = d, err, r.now()
 	close(t.done)
+	if t.inOpen && r.openings[t.opening] == t {
+		delete(r.openings, t.opening) // decided: the patient may line up again, at the end
+	}
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again
+		for _, a := range t.aliases {
+			delete(r.tickets, a)
+		}
 	}
+}
+
+// openingOf names the patient's place in the opening of the line's slot; ok
+// is false for a slot that has always been open (it has no opening).
+func openingOf(ln *line, doctorID, patientID int64) (openingID, bool) {
+	if ln.opensAt.Year() <= 1 {
+		return openingID{}, false
+	}
+	return openingID{patient: patientID, doctor: doctorID, opensAt: ln.opensAt.UnixMicro()}, true
 }

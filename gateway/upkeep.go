@@ -41,6 +41,9 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 			if t.admitted && now.Sub(t.madeAt) > stale {
 				r.releaseLocked(t)
 				delete(r.tickets, id)
+				if t.inOpen && r.openings[t.opening] == t {
+					delete(r.openings, t.opening)
+				}
 			}
 		}
 	}
