@@ -23,8 +23,8 @@ type openingID struct {
 // HTTP request that made it: a client answered 202 repeats the same key and
 // finds its ticket, its place and eventually its decision.
 type Ticket struct {
-	id       ticketID
-	line     *line
+	id   ticketID
+	line *line
 	// opening is the place this ticket holds, when its slot has an opening;
 	// aliases are the patient's other keys that joined it there.
 	opening  openingID
