@@ -50,7 +50,11 @@ type Appointment struct {
 // the client per click and scoped to the patient, so a retry of the same click
 // can never become a second appointment.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// request names alternatives; nil for one slot. The booking takes the
+	// first of them with a free place.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
 	// TraceID is the id of the HTTP request that carried the click, for the
@@ -61,7 +65,17 @@ type BookRequest struct {
 // Fingerprint identifies the request body stored with a key, so that the same
 // key sent with another body is recognised and refused rather than replayed.
 func (r BookRequest) Fingerprint() string {
-	sum := sha256.Sum256([]byte("v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)))
+	body := "v1|" + strconv.FormatInt(r.SlotID, 10)
+	if len(r.SlotIDs) > 0 {
+		body = "v2|"
+		for i, id := range r.SlotIDs {
+			if i > 0 {
+				body += ","
+			}
+			body += strconv.FormatInt(id, 10)
+		}
+	}
+	sum := sha256.Sum256([]byte(body + "|" + strconv.FormatInt(r.PatientID, 10)))
 	return hex.EncodeToString(sum[:])
 }
 

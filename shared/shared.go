@@ -13,6 +13,15 @@ import (
 // a message of a version it does not know instead of guessing at it.
 const Version = 1
 
+// VersionAlternatives is the version of a booking Command that names
+// alternatives (SlotIDs). Single-slot commands keep Version, so that they
+// stay readable by every booker; a booker that does not know this version
+// terminates such a command rather than book its first slot alone.
+const VersionAlternatives = 2
+
+// MaxAlternatives bounds the slots one booking may name.
+const MaxAlternatives = 20
+
 // Code names an outcome. The error codes are the problem codes of the HTTP API.
 type Code string
 
@@ -81,6 +90,10 @@ type Command struct {
 	PatientID      int64  `json:"patientId,omitempty"`
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 	AppointmentID  int64  `json:"appointmentId,omitempty"`
+	// SlotIDs are a booking's slots in order of preference (SlotID first),
+	// all of one doctor; set only with VersionAlternatives. The booking takes
+	// the first of them with a free place.
+	SlotIDs []int64 `json:"slotIds,omitempty"`
 	// TraceID is the gateway's request id (X-Request-Id), so that the booker's
 	// log lines about this command can be found from what a client reports.
 	// Optional: an older gateway leaves it empty.

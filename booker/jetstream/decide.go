@@ -67,7 +67,8 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	ops := make([]booker.Op, len(todo))
 	for i, e := range todo {
 		if e.cmd.Kind == shared.KindBook {
-			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, SlotIDs: e.cmd.SlotIDs,
+				PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
 		} else {
 			ops[i].Cancel = e.cmd.AppointmentID
 		}
@@ -118,7 +119,7 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
 	b := o.Booking
-	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
+	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: b.SlotID,
 		Appointment: wire(b.Appointment), Left: b.Left}
 }
 
@@ -133,7 +134,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 	for _, e := range todo {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
-			booked[e.cmd.SlotID] = e.outcome.Booking
+			booked[e.outcome.Booking.SlotID] = e.outcome.Booking
 		case e.decision.Code == shared.CodeSlotFull:
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
@@ -157,7 +158,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 // sameBody turns a recorded decision into a refusal when the key comes back
 // with another slot: the key was reused with another body.
 func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
-	if d.SlotID != cmd.SlotID {
+	if d.SlotID != cmd.SlotID && !slices.Contains(cmd.SlotIDs, d.SlotID) {
 		return shared.Decision{V: shared.Version, Code: shared.CodeIdempotencyKeyReused,
 			Detail: booker.ErrKeyReused.Msg, SlotID: cmd.SlotID}
 	}

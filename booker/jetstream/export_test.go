@@ -80,3 +80,6 @@ func (w *Worker) RecordedMany(ctx context.Context, keys []string) (map[string]sh
 // ReadOneByOne makes the worker read decisions key by key, as it does on a
 // server without batched direct gets.
 func (w *Worker) ReadOneByOne() { w.oneByOne.Store(true) }
+
+// Validate checks a command as the worker does before deciding it.
+var Validate = validate

@@ -137,14 +137,38 @@ func (w *Worker) parse(m jetstream.Msg) *entry {
 
 func validate(cmd shared.Command) error {
 	switch {
+	case cmd.V == shared.VersionAlternatives:
+		return validateAlternatives(cmd)
 	case cmd.V != shared.Version:
 		return fmt.Errorf("%w: version %d, want %d", errMalformed, cmd.V, shared.Version)
+	case len(cmd.SlotIDs) > 0:
+		return fmt.Errorf("%w: alternatives in a version %d command", errMalformed, cmd.V)
 	case cmd.Kind == shared.KindBook && (cmd.SlotID <= 0 || cmd.PatientID <= 0 || cmd.IdempotencyKey == ""):
 		return fmt.Errorf("%w: booking without slot, patient or key", errMalformed)
 	case cmd.Kind == shared.KindCancel && cmd.AppointmentID <= 0:
 		return fmt.Errorf("%w: cancellation without appointment", errMalformed)
 	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel:
 		return fmt.Errorf("%w: kind %q", errMalformed, cmd.Kind)
+	}
+	return nil
+}
+
+// validateAlternatives accepts a booking naming 2 to MaxAlternatives
+// distinct positive slots, its SlotID first.
+func validateAlternatives(cmd shared.Command) error {
+	n := len(cmd.SlotIDs)
+	switch {
+	case cmd.Kind != shared.KindBook || cmd.PatientID <= 0 || cmd.IdempotencyKey == "":
+		return fmt.Errorf("%w: alternatives outside a booking with patient and key", errMalformed)
+	case n < 2 || n > shared.MaxAlternatives || cmd.SlotIDs[0] != cmd.SlotID:
+		return fmt.Errorf("%w: %d alternatives, want 2 to %d starting with slotId", errMalformed, n, shared.MaxAlternatives)
+	}
+	seen := make(map[int64]bool, n)
+	for _, id := range cmd.SlotIDs {
+		if id <= 0 || seen[id] {
+			return fmt.Errorf("%w: alternative %d not positive or named twice", errMalformed, id)
+		}
+		seen[id] = true
 	}
 	return nil
 }

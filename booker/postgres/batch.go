@@ -100,19 +100,61 @@ func (b *batch) book(i int) {
 		return
 	}
 	b.decided[id] = i
-	sl := b.slots[req.SlotID]
-	if b.out[i].Err = allocate(sl, b.held, req); b.out[i].Err == nil {
+	slotID, err := b.place(req)
+	if b.out[i].Err = err; err == nil {
+		sl := b.slots[slotID]
 		b.winners = append(b.winners, i)
 		b.out[i].Booking = booker.Booking{
-			Appointment: booker.Appointment{SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked},
+			Appointment: booker.Appointment{SlotID: slotID, PatientID: req.PatientID, Status: booker.StatusBooked},
 			Left:        sl.capacity - sl.count - sl.granted, DoctorID: sl.doctorID, StartAt: sl.startAt,
 		}
 	}
 }
 
-// allocate gives the request a place if the slot has one for it.
-func allocate(sl *slotRow, held map[holding]bool, req booker.BookRequest) error {
-	h := holding{req.SlotID, req.PatientID}
+// place gives the request a place in its slot, or in the first of its
+// alternatives that has one, and says which. When none has, the refusal is
+// the most telling of theirs: the patient holds one, else one is full, else
+// one has closed, else none exists (of the first alternative's doctor).
+func (b *batch) place(req booker.BookRequest) (int64, error) {
+	if len(req.SlotIDs) == 0 {
+		return req.SlotID, allocate(b.slots[req.SlotID], b.held, req.SlotID, req.PatientID)
+	}
+	var refusal error = booker.ErrSlotNotFound
+	var doctor int64
+	for _, id := range req.SlotIDs {
+		sl := b.slots[id]
+		if sl != nil && doctor == 0 {
+			doctor = sl.doctorID
+		}
+		if sl != nil && sl.doctorID != doctor {
+			continue // not one doctor's: as if it did not exist
+		}
+		err := allocate(sl, b.held, id, req.PatientID)
+		if err == nil {
+			return id, nil
+		}
+		if refusalRank(err) > refusalRank(refusal) {
+			refusal = err
+		}
+	}
+	return 0, refusal
+}
+
+func refusalRank(err error) int {
+	switch err {
+	case booker.ErrAlreadyBooked:
+		return 3
+	case booker.ErrSlotFull:
+		return 2
+	case booker.ErrSlotClosed:
+		return 1
+	}
+	return 0
+}
+
+// allocate gives the patient a place if the slot has one for it.
+func allocate(sl *slotRow, held map[holding]bool, slotID, patientID int64) error {
+	h := holding{slotID, patientID}
 	switch {
 	case sl == nil:
 		return booker.ErrSlotNotFound

@@ -22,12 +22,18 @@ import (
 // that concurrent batches queue for the same rows in the same order and
 // cannot deadlock; then it reads who holds places in them.
 func (b *batch) read(ctx context.Context) error {
-	var patients, slots, appts []int64
+	var patients, slots, holders, appts []int64
 	var keys []string
 	for _, op := range b.ops {
 		if op.Book != nil {
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
-			slots = append(slots, op.Book.SlotID)
+			if len(op.Book.SlotIDs) == 0 {
+				slots, holders = append(slots, op.Book.SlotID), append(holders, op.Book.PatientID)
+				continue
+			}
+			for _, id := range op.Book.SlotIDs { // every alternative is locked and its holders read
+				slots, holders = append(slots, id), append(holders, op.Book.PatientID)
+			}
 		} else {
 			appts = append(appts, op.Cancel)
 		}
@@ -59,7 +65,7 @@ func (b *batch) read(ctx context.Context) error {
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, patients)
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, holders)
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -241,13 +247,13 @@ func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
 		}
 	}
 	for _, i := range b.winners {
-		req := b.ops[i].Book
-		if sl := b.slots[req.SlotID]; sl.filled() && sl.count == 0 {
-			holders[req.SlotID] = append(holders[req.SlotID], req.PatientID)
+		won := b.out[i].Booking.Appointment
+		if sl := b.slots[won.SlotID]; sl.filled() && sl.count == 0 {
+			holders[won.SlotID] = append(holders[won.SlotID], won.PatientID)
 		}
 	}
 	for _, i := range b.winners {
-		if h, ok := holders[b.ops[i].Book.SlotID]; ok {
+		if h, ok := holders[b.out[i].Booking.SlotID]; ok {
 			b.out[i].Booking.Holders = h
 		}
 	}
@@ -266,9 +272,9 @@ func (b *batch) winnerColumns() winnerColumns {
 	w := winnerColumns{slots: make([]int64, n), patients: make([]int64, n), doctors: make([]int64, n),
 		keys: make([]string, n), prints: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n)}
 	for k, i := range b.winners {
-		req := b.ops[i].Book
-		sl := b.slots[req.SlotID]
-		w.slots[k], w.patients[k], w.keys[k], w.prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
+		req, slotID := b.ops[i].Book, b.out[i].Booking.SlotID
+		sl := b.slots[slotID]
+		w.slots[k], w.patients[k], w.keys[k], w.prints[k] = slotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
 		w.doctors[k], w.starts[k], w.ends[k] = sl.doctorID, sl.startAt, sl.endAt
 	}
 	return w
