@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -76,21 +77,68 @@ func (f *Front) screen(ctx context.Context, req BookRequest) (Slot, bool, error)
 		f.Metrics.outcome(outcomeRateLimited)
 		return Slot{}, false, &RateLimitedError{Wait: wait}
 	}
-	if f.Room.KnownFull(req.SlotID, req.PatientID) {
-		f.Metrics.outcome(outcomeKnownFull)
-		return Slot{}, false, ErrSlotFull
-	}
-	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	slot, err := f.choose(ctx, req)
 	if err != nil {
-		return Slot{}, false, unavailableUnlessDomain(err)
-	}
-	if !slot.StartAt.After(time.Now()) {
-		return Slot{}, false, ErrSlotClosed
+		return Slot{}, false, err
 	}
 	if err := f.Queue.Ready(); err != nil {
 		return Slot{}, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return slot, repeat, nil
+}
+
+// choose returns the slot whose line the request joins: its slot, or the
+// first of its alternatives neither known full nor started (else the most
+// telling refusal of theirs: full before closed). Alternatives must all
+// exist and be one doctor's.
+func (f *Front) choose(ctx context.Context, req BookRequest) (Slot, error) {
+	if len(req.SlotIDs) == 0 {
+		return f.open(ctx, req.SlotID, req.PatientID)
+	}
+	var first Slot
+	var doctor int64
+	var refusal error
+	for _, id := range req.SlotIDs {
+		if f.Room.KnownFull(id, req.PatientID) {
+			refusal = ErrSlotFull
+			continue
+		}
+		slot, err := f.Slots.Slot(ctx, id)
+		switch {
+		case err != nil:
+			return Slot{}, unavailableUnlessDomain(err)
+		case doctor != 0 && slot.DoctorID != doctor:
+			return Slot{}, ErrMixedDoctors
+		}
+		doctor = slot.DoctorID
+		switch {
+		case !slot.StartAt.After(time.Now()):
+			refusal = cmp.Or(refusal, error(ErrSlotClosed))
+		case first.ID == 0:
+			first = slot
+		}
+	}
+	if first.ID == 0 {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, refusal
+	}
+	return first, nil
+}
+
+// open returns the slot unless it is known full or has started.
+func (f *Front) open(ctx context.Context, slotID, patientID int64) (Slot, error) {
+	if f.Room.KnownFull(slotID, patientID) {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, ErrSlotFull
+	}
+	slot, err := f.Slots.Slot(ctx, slotID)
+	if err != nil {
+		return Slot{}, unavailableUnlessDomain(err)
+	}
+	if !slot.StartAt.After(time.Now()) {
+		return Slot{}, ErrSlotClosed
+	}
+	return slot, nil
 }
 
 // beyondBudget tells, for an undecided ticket whose estimated wait is longer
@@ -165,7 +213,7 @@ func result(d shared.Decision, req BookRequest, replay bool, err error) (Booking
 	switch {
 	case err != nil:
 		return BookingResult{}, err
-	case d.SlotID != req.SlotID:
+	case !req.Names(d.SlotID):
 		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)

@@ -219,9 +219,7 @@ func (r *Room) admitLocked(ln *line) {
 // that made it, and the next requests are admitted as it is decided.
 func (r *Room) enqueue(t *Ticket) {
 	req := t.Request
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
-	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
+	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), req.command())
 	if err != nil {
 		r.decide(t, shared.Decision{}, err)
 		return
@@ -245,6 +243,10 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 	ln.observe(now)
 	switch {
 	case err != nil:
+	case d.Code == shared.Booked && !d.Replay && d.SlotID != ln.slotID:
+		if taken := r.lines[d.SlotID]; taken != nil { // an alternative took the place
+			taken.left = d.Left
+		}
 	case d.Code == shared.Booked && !d.Replay:
 		ln.left = d.Left // as the booker saw it; announcements may also have told it
 	case d.Code == shared.CodeSlotFull:
