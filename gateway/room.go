@@ -2,9 +2,10 @@ package gateway
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -31,14 +32,25 @@ type RoomConfig struct {
 	FullFor time.Duration
 	// PreWindow is how long before a slot opens requests may join its pre-queue.
 	PreWindow time.Duration
-	// Seed drives the opening lottery; the same seed gives the same order.
-	Seed uint64
+	// Secret is the lottery secret common to all gateways: each opening's
+	// draw is derived from it (see OpeningSecret), so that every gateway
+	// ranks a patient alike. It is never logged; each opening's own secret
+	// is, once the opening has come.
+	Secret string
 }
 
 // DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
 func DefaultRoomConfig() RoomConfig {
 	return RoomConfig{Margin: 4, MaxTickets: 200_000, MaxInflight: 4096, FullFor: 30 * time.Second,
-		PreWindow: 10 * time.Minute, Seed: rand.Uint64()}
+		PreWindow: 10 * time.Minute, Secret: randomSecret()}
+}
+
+// randomSecret is a lottery secret of this gateway alone: enough for one
+// gateway; several must be given a common one.
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Room is the virtual waiting room in front of the queue. Per slot it lets at
@@ -86,7 +98,7 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	if cfg == (RoomConfig{}) {
 		cfg = DefaultRoomConfig()
 	}
-	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
+	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
 		openings: make(map[openingID]*Ticket)}
