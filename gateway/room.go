@@ -78,6 +78,9 @@ type Room struct {
 	tickets map[ticketID]*Ticket
 	// openings holds each patient's undecided ticket per opening.
 	openings map[openingID]*Ticket
+	// name and peers: this gateway among the others, and their loads.
+	name  string
+	peers map[string]*peer
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -109,7 +112,7 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
-		openings: make(map[openingID]*Ticket)}
+		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -216,7 +219,11 @@ func (r *Room) admitLocked(ln *line) {
 	}
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
-	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin {
+	limit := ln.left + r.cfg.Margin
+	if len(r.peers) > 0 {
+		limit = r.shareLocked(ln, limit)
+	}
+	for len(ln.waiting) > 0 && len(ln.inflight) < limit {
 		if r.cfg.MaxInflight > 0 && r.inflight >= r.cfg.MaxInflight {
 			if !ln.starved {
 				ln.starved = true

@@ -45,6 +45,7 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
+	r.forgetPeersLocked(now)
 	for id, t := range r.tickets {
 		select {
 		case <-t.done:

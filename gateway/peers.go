@@ -1,0 +1,151 @@
+package gateway
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// LineLoad is one gateway's load on one slot's line, as gateways tell each
+// other several times a second: how many requests it holds for the slot
+// (pre-queued, waiting and admitted) and how many of them are admitted.
+type LineLoad struct {
+	SlotID   int64
+	Demand   int32
+	Inflight int32
+}
+
+// peerTTL is how long a peer's loads count without news: a gateway that
+// stops telling is gone, and its share goes back to the others.
+const peerTTL = time.Second
+
+// maxPeers bounds the gateways a room keeps loads of.
+const maxPeers = 64
+
+// peer is another gateway's last told loads.
+type peer struct {
+	at    time.Time
+	lines map[int64]LineLoad
+}
+
+// WithPeerName names this gateway among its peers; the shares of a slot's
+// admissions are apportioned in the same order by every gateway, ties broken
+// by name, so the name must be the one the peers see.
+func WithPeerName(name string) RoomOption { return func(r *Room) { r.name = name } }
+
+// Loads appends the loads of the lines that hold requests (pre-queued,
+// waiting or admitted): a line whose requests are all admitted still holds
+// its share until they are decided.
+func (r *Room) Loads(buf []LineLoad) []LineLoad {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, ln := range r.lines {
+		if ln.demand() > 0 {
+			buf = append(buf, LineLoad{SlotID: id, Demand: int32(ln.demand()), Inflight: int32(len(ln.inflight))})
+		}
+	}
+	return buf
+}
+
+// PeerLoads records another gateway's loads, replacing what it told before,
+// and admits on lines whose share may have grown.
+func (r *Room) PeerLoads(name string, loads []LineLoad) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	old := r.peers[name]
+	if old == nil && len(r.peers) >= maxPeers {
+		return // more gateways than any deployment runs: not one of ours
+	}
+	p := &peer{at: now, lines: make(map[int64]LineLoad, len(loads))}
+	for _, l := range loads {
+		p.lines[l.SlotID] = l
+	}
+	r.peers[name] = p
+	if old == nil {
+		return
+	}
+	for id := range old.lines {
+		if _, still := p.lines[id]; !still {
+			if ln := r.lines[id]; ln != nil {
+				r.admitLocked(ln) // the peer's demand is gone: its share comes back
+			}
+		}
+	}
+}
+
+func (ln *line) demand() int { return len(ln.pre) + len(ln.waiting) + len(ln.inflight) }
+
+// shareLocked is how many of the slot's (places left + margin) this gateway
+// may have in the queue: all of them while no live peer waits for the slot;
+// otherwise the largest-remainder apportionment of them by demand over the
+// gateways, computed alike by each, so that the shares sum to the bound.
+func (r *Room) shareLocked(ln *line, bound int) int {
+	now := r.now()
+	type claim struct {
+		name   string
+		demand int
+	}
+	claims := []claim{{r.name, ln.demand()}}
+	total := ln.demand()
+	for name, p := range r.peers {
+		if l, ok := p.lines[ln.slotID]; ok && l.Demand > 0 && now.Sub(p.at) < peerTTL {
+			claims = append(claims, claim{name, int(l.Demand)})
+			total += int(l.Demand)
+		}
+	}
+	if len(claims) == 1 || total == 0 || bound <= 0 {
+		return bound
+	}
+	given := 0
+	shares := make([]int, len(claims))
+	for i, c := range claims {
+		shares[i] = bound * c.demand / total
+		given += shares[i]
+	}
+	order := make([]int, len(claims))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		ra, rb := bound*claims[a].demand%total, bound*claims[b].demand%total
+		return cmp.Or(cmp.Compare(rb, ra), cmp.Compare(claims[a].name, claims[b].name))
+	})
+	for k := 0; given < bound; k++ {
+		shares[order[k%len(order)]]++
+		given++
+	}
+	return shares[0]
+}
+
+// peersAhead estimates the requests for the slot held by other gateways that
+// go before a request at local position pos of this gateway's demand: the
+// gateways admit in proportion to their demands, so a peer lets about
+// pos × its demand / ours go first. Before the opening every entrant of every
+// gateway counts, as the draw is not made yet.
+func (r *Room) peersAhead(ln *line, pos int, pre bool) int {
+	now := r.now()
+	mine := max(ln.demand(), 1)
+	ahead := 0
+	for _, p := range r.peers {
+		l, ok := p.lines[ln.slotID]
+		if !ok || now.Sub(p.at) >= peerTTL {
+			continue
+		}
+		if pre {
+			ahead += int(l.Demand)
+			continue
+		}
+		ahead += min(int(l.Demand), int(l.Demand)*pos/mine)
+	}
+	return ahead
+}
+
+// forgetPeersLocked drops peers that stopped telling.
+func (r *Room) forgetPeersLocked(now time.Time) {
+	for name, p := range r.peers {
+		if now.Sub(p.at) > 10*peerTTL {
+			delete(r.peers, name)
+		}
+	}
+}

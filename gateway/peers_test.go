@@ -1,0 +1,91 @@
+package gateway_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"termin/gateway"
+	"termin/shared/poll"
+)
+
+// exchange tells each room the others' loads, as the gateways' exchange
+// over NATS does every 100 ms.
+func exchange(rooms map[string]*gateway.Room) {
+	for name, r := range rooms {
+		loads := r.Loads(nil)
+		for other, o := range rooms {
+			if other != name {
+				o.PeerLoads(name, loads)
+			}
+		}
+	}
+}
+
+// TestRoomsSplitASlotsAdmissions: two gateways' pre-queues for one slot
+// admit, together, at most places + margin at the opening, in proportion to
+// their demand; each ticket's position counts the other gateway's requests.
+func TestRoomsSplitASlotsAdmissions(t *testing.T) {
+	cases := []struct {
+		name         string
+		places, a, b int
+	}{
+		{"even", 1, 10, 10},
+		{"uneven", 2, 30, 6},
+		{"one request at b", 1, 20, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			opens := time.Now().Add(150 * time.Millisecond)
+			slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: c.places, OpensAt: opens}
+			cfg := gateway.DefaultRoomConfig()
+			cfg.Secret = "common"
+			ra, qa := newRoomNamed(t, slot, cfg, "a")
+			rb, qb := newRoomNamed(t, slot, cfg, "b")
+			ta := joinFrom(t, ra, slot, 0, c.a)
+			joinFrom(t, rb, slot, 1000, c.b)
+			exchange(map[string]*gateway.Room{"a": ra, "b": rb})
+			if pos, _ := ra.Position(ta[0]); pos != c.a+c.b {
+				t.Errorf("a pre-queued request is at %d, want every entrant of both gateways: %d", pos, c.a+c.b)
+			}
+			bound := c.places + cfg.Margin
+			poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+				if got := qa.count() + qb.count(); got != bound {
+					return fmt.Errorf("%d + %d admitted, want %d together", qa.count(), qb.count(), bound)
+				}
+				return nil
+			})
+			wantA := bound * c.a / (c.a + c.b)
+			if qa.count() < wantA || qa.count() > wantA+1 {
+				t.Errorf("a admitted %d of %d, want its share %d (or one more)", qa.count(), bound, wantA)
+			}
+			last := 0
+			for _, tk := range ta {
+				pos, _ := ra.Position(tk)
+				last = max(last, pos)
+			}
+			if last != c.a+c.b {
+				t.Errorf("a's last request is at %d, want behind both gateways' requests: %d", last, c.a+c.b)
+			}
+		})
+	}
+}
+
+func newRoomNamed(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, name string) (*gateway.Room, *slowQueue) {
+	tb.Helper()
+	q := &slowQueue{}
+	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), gateway.WithPeerName(name)), q
+}
+
+func joinFrom(t testing.TB, room *gateway.Room, slot gateway.Slot, first int64, n int) []*gateway.Ticket {
+	t.Helper()
+	var out []*gateway.Ticket
+	for p := first; p < first+int64(n); p++ {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tk)
+	}
+	return out
+}
