@@ -33,43 +33,81 @@ type peer struct {
 // by name, so the name must be the one the peers see.
 func WithPeerName(name string) RoomOption { return func(r *Room) { r.name = name } }
 
-// Loads appends the loads of the lines that hold requests (pre-queued,
-// waiting or admitted): a line whose requests are all admitted still holds
-// its share until they are decided.
-func (r *Room) Loads(buf []LineLoad) []LineLoad {
+// Loads appends the loads to tell the other gateways: every line holding
+// requests when full, else only the lines whose demand changed since the
+// last call (a demand of 0 withdraws the line). Changes are what an opening
+// costs: a full list under the room's lock takes milliseconds at 80,000
+// slots, so it is sent only now and then, to heal a lost message.
+func (r *Room) Loads(buf []LineLoad, full bool) []LineLoad {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, ln := range r.lines {
-		if ln.demand() > 0 {
-			buf = append(buf, LineLoad{SlotID: id, Demand: int32(ln.demand()), Inflight: int32(len(ln.inflight))})
+	for _, ln := range r.dirty {
+		ln.dirty = false
+		if !full {
+			buf = append(buf, ln.load())
+		}
+	}
+	r.dirty = r.dirty[:0]
+	if full {
+		for _, ln := range r.lines {
+			if ln.demand() > 0 {
+				buf = append(buf, ln.load())
+			}
 		}
 	}
 	return buf
 }
 
-// PeerLoads records another gateway's loads, replacing what it told before,
-// and admits on lines whose share may have grown.
-func (r *Room) PeerLoads(name string, loads []LineLoad) {
+func (ln *line) load() LineLoad {
+	return LineLoad{SlotID: ln.slotID, Demand: int32(ln.demand()), Inflight: int32(len(ln.inflight))}
+}
+
+// touchLocked notes that the line's demand changed, for the next Loads.
+func (r *Room) touchLocked(ln *line) {
+	if !ln.dirty {
+		ln.dirty = true
+		r.dirty = append(r.dirty, ln)
+	}
+}
+
+// PeerLoads records another gateway's loads: all of them when full (what it
+// told before is replaced), else its changes. Lines whose share may have
+// grown admit at once.
+func (r *Room) PeerLoads(name string, loads []LineLoad, full bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
-	old := r.peers[name]
-	if old == nil && len(r.peers) >= maxPeers {
-		return // more gateways than any deployment runs: not one of ours
+	p := r.peers[name]
+	if p == nil {
+		if len(r.peers) >= maxPeers {
+			return // more gateways than any deployment runs: not one of ours
+		}
+		p = &peer{lines: make(map[int64]LineLoad)}
+		r.peers[name] = p
 	}
-	p := &peer{at: now, lines: make(map[int64]LineLoad, len(loads))}
+	p.at = r.now()
+	old := p.lines
+	if full {
+		p.lines = make(map[int64]LineLoad, len(loads))
+	}
+	var freed []int64
 	for _, l := range loads {
+		if l.Demand == 0 {
+			delete(p.lines, l.SlotID)
+			freed = append(freed, l.SlotID)
+			continue
+		}
 		p.lines[l.SlotID] = l
 	}
-	r.peers[name] = p
-	if old == nil {
-		return
-	}
-	for id := range old.lines {
-		if _, still := p.lines[id]; !still {
-			if ln := r.lines[id]; ln != nil {
-				r.admitLocked(ln) // the peer's demand is gone: its share comes back
+	if full {
+		for id := range old {
+			if _, still := p.lines[id]; !still {
+				freed = append(freed, id)
 			}
+		}
+	}
+	for _, id := range freed {
+		if ln := r.lines[id]; ln != nil {
+			r.admitLocked(ln) // the peer's demand fell: its share comes back
 		}
 	}
 }

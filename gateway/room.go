@@ -81,6 +81,7 @@ type Room struct {
 	// name and peers: this gateway among the others, and their loads.
 	name  string
 	peers map[string]*peer
+	dirty []*line // lines whose demand changed since the loads were last told
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -174,6 +175,7 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 		t.seq = ln.admitted + len(ln.waiting)
 		ln.waiting = append(ln.waiting, t)
 	}
+	r.touchLocked(ln)
 	r.admitLocked(ln)
 	return t, nil
 }
@@ -219,6 +221,9 @@ func (r *Room) admitLocked(ln *line) {
 	}
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
+	if len(ln.waiting) == 0 {
+		return
+	}
 	limit := ln.left + r.cfg.Margin
 	if len(r.peers) > 0 {
 		limit = r.shareLocked(ln, limit)
@@ -295,6 +300,7 @@ func (r *Room) releaseLocked(t *Ticket) {
 	if t.line.inflight = remove(t.line.inflight, t); len(t.line.inflight) == n {
 		return // released before (a stale ticket swept, then decided)
 	}
+	r.touchLocked(t.line)
 	r.inflight--
 	for len(r.starved) > 0 && r.inflight < r.cfg.MaxInflight {
 		ln := r.starved[0]
@@ -311,6 +317,7 @@ func (r *Room) refuseWaitingLocked(ln *line) {
 		r.closeLocked(t, full, nil)
 	}
 	ln.waiting, ln.pre = nil, nil
+	r.touchLocked(ln)
 }
 
 func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {

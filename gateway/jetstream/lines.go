@@ -15,6 +15,14 @@ import (
 // in the positions they give.
 const linesSubject = "gateway.lines"
 
+// fullHeader marks a message that carries all of a gateway's loads rather
+// than its changes; the messages after it in the same tick add to it.
+const fullHeader = "Termin-Lines-Full"
+
+// fullEvery is how many ticks apart a gateway tells all its loads, so that
+// a lost change is healed within seconds.
+const fullEvery = 20
+
 // lineBytes is one load on the wire: slot, demand, admitted.
 const lineBytes = 16
 
@@ -39,7 +47,7 @@ func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.D
 			q.log.Warn("undecodable line loads", "err", err)
 			return
 		}
-		room.PeerLoads(origin, loads)
+		room.PeerLoads(origin, loads, m.Header.Get(fullHeader) != "")
 	})
 	if err != nil {
 		return err
@@ -53,17 +61,25 @@ func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room *
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var buf []gateway.LineLoad
-	for {
+	for tick := 0; ; tick++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		buf = room.Loads(buf[:0])
-		msg := nats.NewMsg(q.cfg.Namespace.Subject(linesSubject))
-		msg.Header.Set(originHeader, q.inbox)
-		msg.Data = encodeLines(buf[:min(len(buf), maxLinesPerMessage)])
-		_ = q.nc.PublishMsg(msg)
+		full := tick%fullEvery == 0
+		buf = room.Loads(buf[:0], full)
+		for first := true; first || len(buf) > 0; first = false {
+			n := min(len(buf), maxLinesPerMessage)
+			msg := nats.NewMsg(q.cfg.Namespace.Subject(linesSubject))
+			msg.Header.Set(originHeader, q.inbox)
+			if full && first {
+				msg.Header.Set(fullHeader, "1")
+			}
+			msg.Data = encodeLines(buf[:n])
+			_ = q.nc.PublishMsg(msg)
+			buf = buf[n:]
+		}
 	}
 }
 
