@@ -38,6 +38,7 @@ const (
 	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
 	CodeSlotFull              Code = "SLOT_FULL"
 	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
+	CodeTooManyAppointments   Code = "TOO_MANY_APPOINTMENTS"
 	CodeSlotClosed            Code = "SLOT_CLOSED"
 	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodeRateLimited           Code = "RATE_LIMITED"

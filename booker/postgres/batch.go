@@ -18,7 +18,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			b := &batch{tx: tx, now: s.Now(), ops: ops, out: out}
+			b := &batch{tx: tx, now: s.Now(), ops: ops, out: out, caps: s.Caps}
 			return b.run(ctx)
 		})
 		if err = translate(err); err == nil {
@@ -45,6 +45,11 @@ type batch struct {
 	held    map[holding]bool   // who holds a place in those slots
 	winners []int
 	repeats [][2]int // op index, index of the key's first op in the batch
+	caps    Caps
+	// upcoming counts each batch patient's upcoming appointments, per doctor
+	// and in total (doctor 0), as the batch has left them; read only when
+	// a cap is on.
+	upcoming map[upcomingKey]int
 }
 
 type keyID struct {
@@ -69,6 +74,10 @@ type slotRow struct {
 }
 
 type holding struct{ slot, patient int64 }
+
+// upcomingKey counts a patient's upcoming appointments with one doctor, or
+// with all of them when doctor is 0.
+type upcomingKey struct{ doctor, patient int64 }
 
 func (b *batch) run(ctx context.Context) error {
 	if err := b.read(ctx); err != nil {
@@ -117,7 +126,12 @@ func (b *batch) book(i int) {
 // one has closed, else none exists (of the first alternative's doctor).
 func (b *batch) place(req booker.BookRequest) (int64, error) {
 	if len(req.SlotIDs) == 0 {
-		return req.SlotID, allocate(b.slots[req.SlotID], b.held, req.SlotID, req.PatientID)
+		if err := b.capped(b.slots[req.SlotID], req.PatientID); err != nil {
+			return 0, err
+		}
+		err := allocate(b.slots[req.SlotID], b.held, req.SlotID, req.PatientID)
+		b.count(err, b.slots[req.SlotID], req.PatientID)
+		return req.SlotID, err
 	}
 	var refusal error = booker.ErrSlotNotFound
 	var doctor int64
@@ -129,8 +143,11 @@ func (b *batch) place(req booker.BookRequest) (int64, error) {
 		if sl != nil && sl.doctorID != doctor {
 			continue // not one doctor's: as if it did not exist
 		}
+		if err := b.capped(sl, req.PatientID); err != nil {
+			return 0, err
+		}
 		err := allocate(sl, b.held, id, req.PatientID)
-		if err == nil {
+		if b.count(err, sl, req.PatientID); err == nil {
 			return id, nil
 		}
 		if refusalRank(err) > refusalRank(refusal) {
@@ -138,6 +155,27 @@ func (b *batch) place(req booker.BookRequest) (int64, error) {
 		}
 	}
 	return 0, refusal
+}
+
+// capped refuses a booking in the slot that would take the patient past a
+// cap on upcoming appointments.
+func (b *batch) capped(sl *slotRow, patient int64) error {
+	if !b.caps.on() || sl == nil {
+		return nil
+	}
+	if b.caps.PerDoctor > 0 && b.upcoming[upcomingKey{sl.doctorID, patient}] >= b.caps.PerDoctor ||
+		b.caps.Total > 0 && b.upcoming[upcomingKey{0, patient}] >= b.caps.Total {
+		return booker.ErrTooManyAppointments
+	}
+	return nil
+}
+
+// count adds a place the batch gave to the patient's upcoming appointments.
+func (b *batch) count(err error, sl *slotRow, patient int64) {
+	if err == nil && b.caps.on() {
+		b.upcoming[upcomingKey{sl.doctorID, patient}]++
+		b.upcoming[upcomingKey{0, patient}]++
+	}
 }
 
 func refusalRank(err error) int {
@@ -206,6 +244,10 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 		sl.count--
 	}
 	delete(b.held, holding{c.SlotID, c.PatientID})
+	if b.caps.on() && c.DoctorID != 0 {
+		b.upcoming[upcomingKey{c.DoctorID, c.PatientID}]--
+		b.upcoming[upcomingKey{0, c.PatientID}]--
+	}
 	return nil
 }
 

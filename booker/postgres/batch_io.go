@@ -66,6 +66,10 @@ func (b *batch) read(ctx context.Context) error {
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
                  WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, holders)
+	if b.caps.on() {
+		q.Queue(lockPatientsSQL, patients)
+		q.Queue(upcomingSQL, patients, b.now)
+	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -77,7 +81,52 @@ func (b *batch) read(ctx context.Context) error {
 	if err := b.readHolders(res); err != nil {
 		return fmt.Errorf("postgres: batch holders: %w", err)
 	}
+	if b.caps.on() {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: lock batch patients: %w", err)
+		}
+		if err := b.readUpcoming(res); err != nil {
+			return fmt.Errorf("postgres: upcoming appointments: %w", err)
+		}
+	}
 	return res.Close()
+}
+
+// lockPatientsSQL takes a transaction lock per patient of the batch, in
+// patient order and after the slots (so no two batches wait on each other
+// in a circle): a concurrent batch booking for the same patient in other
+// slots waits until this one commits, and its count then sees this one's
+// bookings. The keys are the patients' ids negated, apart from the
+// positive constants of the other advisory locks (migrations, schedules).
+const lockPatientsSQL = `
+        SELECT pg_advisory_xact_lock(-p) FROM (SELECT DISTINCT unnest($1::bigint[]) AS p ORDER BY 1) x`
+
+// upcomingSQL counts the batch's patients' upcoming BOOKED appointments per
+// doctor, reaching appointment through its (patient, key) index; it runs
+// after lockPatientsSQL, so it sees every batch that locked them before.
+const upcomingSQL = `
+        SELECT a.patient_id, s.doctor_id, count(*)
+        FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+        WHERE a.patient_id = ANY($1) AND a.status = 'BOOKED' AND s.start_at > $2
+        GROUP BY a.patient_id, s.doctor_id`
+
+func (b *batch) readUpcoming(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.upcoming = make(map[upcomingKey]int)
+	for rows.Next() {
+		var patient, doctor int64
+		var n int
+		if err := rows.Scan(&patient, &doctor, &n); err != nil {
+			return err
+		}
+		b.upcoming[upcomingKey{doctor, patient}] += n
+		b.upcoming[upcomingKey{0, patient}] += n
+	}
+	return rows.Err()
 }
 
 func (b *batch) readKnown(res pgx.BatchResults) error {
