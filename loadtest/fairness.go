@@ -94,6 +94,10 @@ func (r FairnessReport) WriteText(w io.Writer) {
 	for _, c := range r.Classes {
 		fmt.Fprintf(w, "%-20s %9d %9d %8.1f%% %10d\n", c.Name, c.Accounts, c.Winners, 100*c.WinRate(), c.Requests)
 	}
+	if r.Classes[1].Winners == 0 {
+		fmt.Fprintln(w, "one-click / bot win rate: no bot account booked")
+		return
+	}
 	fmt.Fprintf(w, "one-click / bot win rate: %.2f (1.00 is fair)\n", r.Ratio())
 }
 
