@@ -59,6 +59,9 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 	if err != nil {
 		return BookingResult{}, err
 	}
+	if t.Following() != "" {
+		return f.follow(ctx, t, req)
+	}
 	if pos, wait, ok := f.beyondBudget(t); ok {
 		f.Metrics.outcome(outcomeQueued)
 		return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
@@ -139,6 +142,25 @@ func (f *Front) open(ctx context.Context, slotID, patientID int64) (Slot, error)
 		return Slot{}, ErrSlotClosed
 	}
 	return slot, nil
+}
+
+// follow answers a key whose patient's place in the opening is at another
+// gateway: with that place's decision once it has one (from the decisions
+// bucket, or the refusal that gateway told), else the place's whereabouts.
+func (f *Front) follow(ctx context.Context, t *Ticket, req BookRequest) (BookingResult, error) {
+	select {
+	case <-t.Done():
+		d, err := t.Decision()
+		return result(d, BookRequest{SlotID: d.SlotID}, true, err)
+	default:
+	}
+	if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, t.Following()); ok && err == nil {
+		f.Metrics.outcome(outcomeRecorded)
+		return result(d, BookRequest{SlotID: d.SlotID}, true, nil)
+	}
+	pos, wait := f.Room.Position(t)
+	f.Metrics.outcome(outcomeQueued)
+	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
 
 // beyondBudget tells, for an undecided ticket whose estimated wait is longer

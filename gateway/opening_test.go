@@ -59,3 +59,60 @@ func TestOnePlacePerPatientPerOpening(t *testing.T) {
 		t.Error("a new key after the place was decided still joins the decided place")
 	}
 }
+
+// TestOnePlaceAcrossGateways: a patient's key at gateway b, after its place
+// at gateway a was told, follows that place instead of taking one; keys
+// sent to both at once keep one place (the same one at both); the place's
+// refusal reaches the follower.
+func TestOnePlaceAcrossGateways(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
+	cfg := gateway.DefaultRoomConfig()
+	a, _ := newRoomNamed(t, slot, cfg, "a")
+	b, _ := newRoomNamed(t, slot, cfg, "b")
+	rooms := map[string]*gateway.Room{"a": a, "b": b}
+	exchange(rooms) // each learns the other is there
+	tell := func() {
+		for name, r := range rooms {
+			notes := r.Places(nil)
+			for other, o := range rooms {
+				if other != name {
+					o.PeerPlaces(name, notes)
+				}
+			}
+		}
+	}
+	join := func(r *gateway.Room, patient int64, key string) *gateway.Ticket {
+		t.Helper()
+		tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: patient, IdempotencyKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	if first := join(a, 7, "x"); first.Following() != "" {
+		t.Fatal("the first place follows another")
+	}
+	tell()
+	if later := join(b, 7, "y"); later.Following() != "x" {
+		t.Errorf("a later key at b follows %q, want a's place x", later.Following())
+	}
+	at, bt := join(a, 8, "p"), join(b, 8, "q") // at once: both take a place
+	tell()
+	if at.Following() != "" || bt.Following() != "p" {
+		t.Errorf("keys sent at once: a follows %q, b follows %q; want b to follow a's p", at.Following(), bt.Following())
+	}
+	if _, pre := b.Sizes(); pre != 0 {
+		t.Errorf("b still pre-queues %d requests, want none (both its keys follow a)", pre)
+	}
+	a.SlotState(shared.SlotState{SlotID: 1, Left: 0}) // the slot fills: a refuses its pre-queue
+	tell()
+	select {
+	case <-bt.Done():
+		if d, _ := bt.Decision(); d.Code != shared.CodeSlotFull {
+			t.Errorf("the follower got %q, want the place's SLOT_FULL", d.Code)
+		}
+	default:
+		t.Error("the follower was not told its place's refusal")
+	}
+}

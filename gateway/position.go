@@ -17,6 +17,11 @@ func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
+	if t.remote != "" && !r.decided(t) {
+		// Its place is at another gateway: it is somewhere in the whole line.
+		position = t.line.demand() + r.peersAhead(t.line, 0, true)
+		return position, t.line.wait(now, position), 0, false
+	}
 	local := t.line.position(t)
 	// The wait follows this gateway's pace at its local place: it admits its
 	// share of the slot. The position counts the other gateways' requests too.

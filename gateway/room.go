@@ -82,6 +82,11 @@ type Room struct {
 	name  string
 	peers map[string]*peer
 	dirty []*line // lines whose demand changed since the loads were last told
+	// remote holds the places other gateways told of; following, the
+	// tickets here that wait for one of them; notes, what to tell them.
+	remote    map[openingID]remotePlace
+	following map[openingID][]*Ticket
+	notes     []PlaceNote
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -113,7 +118,8 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
-		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer)}
+		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer),
+		remote: make(map[openingID]remotePlace), following: make(map[openingID][]*Ticket)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -159,11 +165,15 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 		r.tickets[id] = held
 		return held, nil
 	}
+	if rp, ok := r.remote[oid]; inOpen && ok {
+		return r.followLocked(ln, req, id, slot.DoctorID, oid, rp), nil
+	}
 	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
 		opening: oid, inOpen: inOpen}
 	r.tickets[id] = t
 	if inOpen {
 		r.openings[oid] = t
+		r.noteLocked(t, "")
 	}
 	if now.Before(ln.opensAt) {
 		t.pre = true
@@ -239,6 +249,9 @@ func (r *Room) admitLocked(ln *line) {
 		t := ln.waiting[0]
 		ln.waiting = ln.waiting[1:]
 		ln.admitted++
+		if t.withdrawn {
+			continue
+		}
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
 		r.inflight++
@@ -314,7 +327,9 @@ func (r *Room) releaseLocked(t *Ticket) {
 func (r *Room) refuseWaitingLocked(ln *line) {
 	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
 	for _, t := range append(ln.waiting, ln.pre...) {
-		r.closeLocked(t, full, nil)
+		if !t.withdrawn { // a withdrawn ticket follows another gateway's place
+			r.closeLocked(t, full, nil)
+		}
 	}
 	ln.waiting, ln.pre = nil, nil
 	r.touchLocked(ln)
@@ -330,6 +345,11 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 	close(t.done)
 	if t.inOpen && r.openings[t.opening] == t {
 		delete(r.openings, t.opening) // decided: the patient may line up again, at the end
+		code := d.Code
+		if err != nil {
+			code = CodeReleased
+		}
+		r.noteLocked(t, code)
 	}
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again

@@ -27,13 +27,17 @@ type Ticket struct {
 	line *line
 	// opening is the place this ticket holds, when its slot has an opening;
 	// aliases are the patient's other keys that joined it there.
-	opening  openingID
-	inOpen   bool
-	aliases  []ticketID
-	Request  BookRequest
-	DoctorID int64
-	admitted bool
-	pre      bool
+	opening openingID
+	inOpen  bool
+	aliases []ticketID
+	// remote is the key of another gateway's place in the opening this
+	// ticket follows; withdrawn marks a waiting ticket given up for it.
+	remote    string
+	withdrawn bool
+	Request   BookRequest
+	DoctorID  int64
+	admitted  bool
+	pre       bool
 	// seq is the ticket's place in its line's waiting list counted from the
 	// line's first waiter ever: its position is seq minus the line's count of
 	// admissions, found without a scan of the line.

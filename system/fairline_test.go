@@ -93,3 +93,35 @@ func (s *stack) decideAll(gws []*gatewayapp.App, slot int64, entrants [2][]int64
 	})
 	return winners
 }
+
+// TestOnePlaceAcrossTwoGateways: a patient's two keys on two slots of one
+// opening, sent to two gateways, hold one place: after the opening one key
+// has the booking (201) and the other the same appointment (200).
+func TestOnePlaceAcrossTwoGateways(t *testing.T) {
+	s := newStack(t)
+	other := s.startGateway()
+	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
+	c, d := s.slot(42, opens.Add(24*time.Hour), 1), s.slot(42, opens.Add(25*time.Hour), 1)
+	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opens, []int64{c, d}); err != nil {
+		t.Fatal(err)
+	}
+	s.postVia(s.gateway, c, 9, "x")
+	s.postVia(other, d, 9, "y")
+	var x, y answer
+	poll.For(t, 20*time.Second, 200*time.Millisecond, func() error {
+		x, y = s.postVia(s.gateway, c, 9, "x"), s.postVia(other, d, 9, "y")
+		if x.status == http.StatusAccepted || y.status == http.StatusAccepted {
+			return fmt.Errorf("still queued: %d and %d", x.status, y.status)
+		}
+		return nil
+	})
+	statuses := []int{x.status, y.status}
+	slices.Sort(statuses)
+	if !slices.Equal(statuses, []int{http.StatusOK, http.StatusCreated}) || x.body["id"] != y.body["id"] {
+		t.Errorf("key x at one gateway: %d %v; key y at the other: %d %v; want 201 and 200 with one appointment",
+			x.status, x.body, y.status, y.body)
+	}
+	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 9`); n != 1 {
+		t.Errorf("patient 9 holds %d appointments in one opening, want 1", n)
+	}
+}

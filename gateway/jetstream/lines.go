@@ -3,17 +3,26 @@ package jetstream
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"termin/gateway"
+	"termin/shared"
 )
 
 // linesSubject carries each gateway's loads on its contended lines, so that
 // the gateways split each slot's admissions and count each other's requests
 // in the positions they give.
 const linesSubject = "gateway.lines"
+
+// placesSubject carries each gateway's notes on patients' places in
+// openings, so that a patient holds one place across the gateways.
+const placesSubject = "gateway.places"
+
+// maxNotesPerMessage keeps a JSON message of notes below 1 MiB.
+const maxNotesPerMessage = 4_000
 
 // fullHeader marks a message that carries all of a gateway's loads rather
 // than its changes; the messages after it in the same tick add to it.
@@ -52,8 +61,68 @@ func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.D
 	if err != nil {
 		return err
 	}
+	places, err := q.nc.Subscribe(q.cfg.Namespace.Subject(placesSubject), func(m *nats.Msg) {
+		origin := m.Header.Get(originHeader)
+		if origin == q.inbox || origin == "" || len(origin) > 128 {
+			return
+		}
+		var notes []gateway.PlaceNote
+		if err := json.Unmarshal(m.Data, &notes); err != nil || len(notes) > maxNotesPerMessage {
+			q.log.Warn("undecodable place notes", "err", err, "notes", len(notes))
+			return
+		}
+		room.PeerPlaces(origin, validNotes(notes))
+	})
+	if err != nil {
+		_ = sub.Unsubscribe()
+		return err
+	}
 	go q.publishLines(ctx, sub, room, every)
+	go q.publishPlaces(ctx, places, room, every)
 	return nil
+}
+
+// noteCodes are the codes a place can end with.
+var noteCodes = map[shared.Code]bool{"": true, gateway.CodeReleased: true, shared.Booked: true,
+	shared.CodeSlotFull: true, shared.CodeSlotClosed: true, shared.CodeSlotNotFound: true, shared.CodeAlreadyBooked: true,
+	shared.CodeTooManyAppointments: true, shared.CodeIdempotencyKeyReused: true}
+
+// validNotes keeps the notes a gateway could have sent.
+func validNotes(notes []gateway.PlaceNote) []gateway.PlaceNote {
+	out := notes[:0]
+	for _, n := range notes {
+		if n.Patient > 0 && n.Doctor > 0 && shared.ValidKey(n.Key) {
+			if !noteCodes[n.Code] {
+				n.Code = gateway.CodeReleased // a refusal this build does not name: line up afresh
+			}
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
+	defer sub.Unsubscribe()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var buf []gateway.PlaceNote
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		buf = room.Places(buf[:0])
+		for rest := buf; len(rest) > 0; {
+			n := min(len(rest), maxNotesPerMessage)
+			data, _ := json.Marshal(rest[:n])
+			msg := nats.NewMsg(q.cfg.Namespace.Subject(placesSubject))
+			msg.Header.Set(originHeader, q.inbox)
+			msg.Data = data
+			_ = q.nc.PublishMsg(msg)
+			rest = rest[n:]
+		}
+	}
 }
 
 func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
