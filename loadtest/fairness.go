@@ -98,7 +98,8 @@ func (r FairnessReport) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "one-click / bot win rate: no bot account booked")
 		return
 	}
-	fmt.Fprintf(w, "one-click / bot win rate: %.2f (1.00 is fair)\n", r.Ratio())
+	fmt.Fprintf(w, "one-click / bot win rate: %.2f (1.00 is fair); clicked before the opening / bot: %.2f\n",
+		r.Ratio(), r.Classes[2].WinRate()/r.Classes[1].WinRate())
 }
 
 // RunFairness seeds one doctor's opening, runs both classes against it and
@@ -138,9 +139,17 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 	rows.Close()
 	rep := FairnessReport{Places: len(ids), Classes: []ClassResult{
 		{Name: "one-click patients", Accounts: o.Patients, Requests: patients},
-		{Name: "bot accounts", Accounts: o.Bots, Requests: bots}}}
+		{Name: "bot accounts", Accounts: o.Bots, Requests: bots},
+		{Name: "  clicked before", Accounts: f.early},
+		{Name: "  clicked after", Accounts: o.Patients - f.early}}}
 	for p := range won {
-		rep.Classes[f.class(p)].Winners++
+		c := f.class(p)
+		rep.Classes[c].Winners++
+		if c == 0 && f.clickedEarly[p] {
+			rep.Classes[2].Winners++
+		} else if c == 0 {
+			rep.Classes[3].Winners++
+		}
 	}
 	return rep, rows.Err()
 }
@@ -154,6 +163,10 @@ type fairRun struct {
 	mu          sync.Mutex
 	patientReqs int64
 	botReqs     int64
+	// clickedEarly marks the one-click patients who clicked before the
+	// opening (in the pre-queue); early counts them.
+	clickedEarly map[int64]bool
+	early        int
 }
 
 // class is 0 for a one-click patient, 1 for a bot account.
@@ -167,9 +180,14 @@ func (f *fairRun) class(p int64) int {
 func (f *fairRun) run(ctx context.Context) (patients, bots int64) {
 	var wg sync.WaitGroup
 	rng := rand.New(rand.NewPCG(uint64(f.o.Seed), 16))
+	f.clickedEarly = make(map[int64]bool, f.o.Patients)
 	for n := range f.o.Patients {
 		at := f.opens.Add(-3*time.Second + time.Duration(rng.Int64N(int64(4*time.Second))))
 		slot := f.slots[rng.IntN(len(f.slots))]
+		if at.Before(f.opens) {
+			f.clickedEarly[f.id.patient(n)] = true
+			f.early++
+		}
 		wg.Go(func() { f.oneClick(ctx, f.id.patient(n), slot, at) })
 	}
 	for b := range f.o.Bots {
