@@ -37,25 +37,33 @@ func WithPeerName(name string) RoomOption { return func(r *Room) { r.name = name
 // requests when full, else only the lines whose demand changed since the
 // last call (a demand of 0 withdraws the line). Changes are what an opening
 // costs: a full list under the room's lock takes milliseconds at 80,000
-// slots, so it is sent only now and then, to heal a lost message.
-func (r *Room) Loads(buf []LineLoad, full bool) []LineLoad {
+// slots, so it is made only now and then, to heal a lost message, and for a
+// gateway that just appeared; never while no other gateway is there. It
+// reports whether the list is full.
+func (r *Room) Loads(buf []LineLoad, full bool) ([]LineLoad, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	full = (full || r.newPeer) && len(r.peers) > 0
+	r.newPeer = false
 	for _, ln := range r.dirty {
 		ln.dirty = false
+		l := ln.load()
+		if l.Demand > 0 {
+			r.active[l.SlotID] = l
+		} else {
+			delete(r.active, l.SlotID)
+		}
 		if !full {
-			buf = append(buf, ln.load())
+			buf = append(buf, l)
 		}
 	}
 	r.dirty = r.dirty[:0]
 	if full {
-		for _, ln := range r.lines {
-			if ln.demand() > 0 {
-				buf = append(buf, ln.load())
-			}
+		for _, l := range r.active {
+			buf = append(buf, l)
 		}
 	}
-	return buf
+	return buf, full
 }
 
 func (ln *line) load() LineLoad {
@@ -83,6 +91,7 @@ func (r *Room) PeerLoads(name string, loads []LineLoad, full bool) {
 		}
 		p = &peer{lines: make(map[int64]LineLoad)}
 		r.peers[name] = p
+		r.newPeer = true // it has not heard our loads yet
 	}
 	p.at = r.now()
 	old := p.lines

@@ -79,9 +79,11 @@ type Room struct {
 	// openings holds each patient's undecided ticket per opening.
 	openings map[openingID]*Ticket
 	// name and peers: this gateway among the others, and their loads.
-	name  string
-	peers map[string]*peer
-	dirty []*line // lines whose demand changed since the loads were last told
+	name    string
+	peers   map[string]*peer
+	dirty   []*line            // lines whose demand changed since the loads were last told
+	newPeer bool               // a gateway appeared: tell it every load
+	active  map[int64]LineLoad // loads of the lines holding requests, as of the last Loads
 	// remote holds the places other gateways told of; following, the
 	// tickets here that wait for one of them; notes, what to tell them.
 	remote    map[openingID]remotePlace
@@ -119,7 +121,8 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
 		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer),
-		remote: make(map[openingID]remotePlace), following: make(map[openingID][]*Ticket)}
+		remote: make(map[openingID]remotePlace), following: make(map[openingID][]*Ticket),
+		active: make(map[int64]LineLoad)}
 	for _, o := range opts {
 		o(r)
 	}

@@ -136,8 +136,8 @@ func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room *
 			return
 		case <-t.C:
 		}
-		full := tick%fullEvery == 0
-		buf = room.Loads(buf[:0], full)
+		var full bool
+		buf, full = room.Loads(buf[:0], tick%fullEvery == 0)
 		for first := true; first || len(buf) > 0; first = false {
 			n := min(len(buf), maxLinesPerMessage)
 			msg := nats.NewMsg(q.cfg.Namespace.Subject(linesSubject))
