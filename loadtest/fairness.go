@@ -91,8 +91,12 @@ func (r FairnessReport) Ratio() float64 {
 // WriteText prints the report.
 func (r FairnessReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "fairness: %d places\n%-20s %9s %9s %9s %10s\n", r.Places, "class", "accounts", "booked", "win rate", "requests")
-	for _, c := range r.Classes {
-		fmt.Fprintf(w, "%-20s %9d %9d %8.1f%% %10d\n", c.Name, c.Accounts, c.Winners, 100*c.WinRate(), c.Requests)
+	for i, c := range r.Classes {
+		requests := fmt.Sprint(c.Requests)
+		if i >= 2 {
+			requests = "" // a split of the one-click patients
+		}
+		fmt.Fprintf(w, "%-20s %9d %9d %8.1f%% %10s\n", c.Name, c.Accounts, c.Winners, 100*c.WinRate(), requests)
 	}
 	if r.Classes[1].Winners == 0 {
 		fmt.Fprintln(w, "one-click / bot win rate: no bot account booked")

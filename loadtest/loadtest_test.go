@@ -137,7 +137,7 @@ func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	rep.WriteText(&buf)
 	t.Log("\n" + buf.String())
 	won := 0
-	for _, c := range rep.Classes {
+	for _, c := range rep.Classes[:2] { // the rest split the one-click patients
 		won += c.Winners
 		if c.Requests == 0 {
 			t.Errorf("%s sent nothing", c.Name)
