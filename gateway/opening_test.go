@@ -116,3 +116,30 @@ func TestOnePlaceAcrossGateways(t *testing.T) {
 		t.Error("the follower was not told its place's refusal")
 	}
 }
+
+// TestAlternativesOutliveTheirLineFilling: when the slot a request naming
+// alternatives waits at fills, the others waiting there are refused, but it
+// goes on to the booker, which tries its other slots.
+func TestAlternativesOutliveTheirLineFilling(t *testing.T) {
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 1
+	room, q := newRoom(t, slot, cfg)
+	first := joinAll(t, room, slot, 3) // patients 0 and 1 admitted, patient 2 waits
+	alt, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, SlotIDs: []int64{1, 2}, PatientID: 9, IdempotencyKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.decide(t, room, first[0], booked(0))
+	if d, _ := first[2].Decision(); d.Code != shared.CodeSlotFull {
+		t.Errorf("a single-slot request waiting at the full slot got %q, want SLOT_FULL", d.Code)
+	}
+	select {
+	case <-alt.Done():
+		d, _ := alt.Decision()
+		t.Fatalf("the request with alternatives was answered %q at its line's filling", d.Code)
+	default:
+	}
+	q.decide(t, room, first[1], shared.Decision{Code: shared.CodeSlotFull, SlotID: 1})
+	q.waitCount(t, 3) // through the margin, to the booker
+}

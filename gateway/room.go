@@ -327,15 +327,29 @@ func (r *Room) releaseLocked(t *Ticket) {
 }
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
+// A request naming alternatives stays: another of its slots may have room,
+// and the booker, which it reaches through the margin, tries them all.
 func (r *Room) refuseWaitingLocked(ln *line) {
 	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
-	for _, t := range append(ln.waiting, ln.pre...) {
-		if !t.withdrawn { // a withdrawn ticket follows another gateway's place
-			r.closeLocked(t, full, nil)
+	keep := func(ts []*Ticket) []*Ticket {
+		var kept []*Ticket
+		for _, t := range ts {
+			switch {
+			case t.withdrawn: // it follows another gateway's place
+			case len(t.Request.SlotIDs) > 0:
+				kept = append(kept, t)
+			default:
+				r.closeLocked(t, full, nil)
+			}
 		}
+		return kept
 	}
-	ln.waiting, ln.pre = nil, nil
+	ln.waiting, ln.pre = keep(ln.waiting), keep(ln.pre)
+	for i, t := range ln.waiting {
+		t.seq = ln.admitted + i
+	}
 	r.touchLocked(ln)
+	r.admitLocked(ln)
 }
 
 func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
