@@ -126,24 +126,35 @@ func (ln *line) demand() int { return len(ln.pre) + len(ln.waiting) + len(ln.inf
 // shareLocked is how many of the slot's (places left + margin) this gateway
 // may have in the queue: all of them while no live peer waits for the slot;
 // otherwise the largest-remainder apportionment of them by demand over the
-// gateways, computed alike by each, so that the shares sum to the bound.
+// gateways, computed alike by each, so that the shares sum to the bound —
+// and never more than the other gateways' commands in the queue leave: after
+// a decision here the bound shrinks while theirs are still out.
 func (r *Room) shareLocked(ln *line, bound int) int {
 	now := r.now()
-	type claim struct {
-		name   string
-		demand int
-	}
 	claims := []claim{{r.name, ln.demand()}}
-	total := ln.demand()
+	total, theirs := ln.demand(), 0
 	for name, p := range r.peers {
 		if l, ok := p.lines[ln.slotID]; ok && l.Demand > 0 && now.Sub(p.at) < peerTTL {
 			claims = append(claims, claim{name, int(l.Demand)})
 			total += int(l.Demand)
+			theirs += int(l.Inflight)
 		}
 	}
 	if len(claims) == 1 || total == 0 || bound <= 0 {
 		return bound
 	}
+	return min(apportion(claims, bound, total), max(bound-theirs, 0))
+}
+
+// claim is a gateway's demand on a slot.
+type claim struct {
+	name   string
+	demand int
+}
+
+// apportion is the first claim's share of bound by largest remainder, ties
+// broken by name, as every gateway computes it.
+func apportion(claims []claim, bound, total int) int {
 	given := 0
 	shares := make([]int, len(claims))
 	for i, c := range claims {

@@ -135,3 +135,19 @@ func BenchmarkAdmission(b *testing.B) {
 		})
 	}
 }
+
+// TestRoomLeavesWhatOtherGatewaysHaveOut: a gateway never admits more than
+// places + margin minus the commands the others have in the queue, whatever
+// its share by demand; when theirs are decided, it admits its share.
+func TestRoomLeavesWhatOtherGatewaysHaveOut(t *testing.T) {
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	room, q := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a")
+	room.PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 10, Inflight: 5}}, true) // all 1 + 4 out at b
+	joinFrom(t, room, slot, 0, 10)
+	if n := q.count(); n != 0 {
+		t.Fatalf("%d admitted while the other gateway has the whole bound out", n)
+	}
+	room.PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 5, Inflight: 0}}, false)
+	joinFrom(t, room, slot, 100, 1) // any change admits again
+	q.waitCount(t, 3)               // 5 × 11/16 = 3 (the remainder goes to b: 25 mod 16 > 55 mod 16)
+}

@@ -257,6 +257,7 @@ func (r *Room) admitLocked(ln *line) {
 		}
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
+		r.touchLocked(ln) // the others count this gateway's commands out
 		r.inflight++
 		go r.enqueue(t)
 	}
