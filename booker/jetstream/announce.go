@@ -42,6 +42,14 @@ func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) {
 		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left})
 }
 
+// Expired announces the room an expired hold gave back, in each slot it took.
+func (a *Announcer) Expired(ctx context.Context, e booker.Expiry) {
+	for _, f := range e.Slots {
+		a.send(ctx, shared.SlotState{SlotID: f.SlotID, DoctorID: f.DoctorID,
+			StartAt: f.StartAt.UTC().Format(time.RFC3339), Left: f.Left})
+	}
+}
+
 // Refused re-announces a full slot after a SLOT_FULL decision, at most once per
 // Refresh, which keeps the gateways' marks alive during a burst.
 func (a *Announcer) Refused(ctx context.Context, slotID int64) {

@@ -111,8 +111,11 @@ func (p *pending) overlaps(batch []*entry) bool {
 func (e *entry) key() string { return commandKey(e.cmd) }
 
 func commandKey(cmd shared.Command) string {
-	if cmd.Kind == shared.KindCancel {
+	switch cmd.Kind {
+	case shared.KindCancel:
 		return shared.CancelMsgID(cmd.AppointmentID)
+	case shared.KindConfirm:
+		return shared.ConfirmMsgID(cmd.AppointmentID)
 	}
 	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
 }
@@ -135,15 +138,22 @@ func (w *Worker) parse(m jetstream.Msg) *entry {
 	return e
 }
 
+// maxVisitMinutes bounds a longer visit: a day of the shortest slots.
+const maxVisitMinutes = 24 * 60
+
 func validate(cmd shared.Command) error {
 	switch {
-	case cmd.V != shared.Version:
-		return fmt.Errorf("%w: version %d, want %d", errMalformed, cmd.V, shared.Version)
+	case cmd.V != shared.Version && cmd.V != shared.VersionHolds:
+		return fmt.Errorf("%w: version %d, want %d or %d", errMalformed, cmd.V, shared.Version, shared.VersionHolds)
+	case cmd.V < shared.CommandVersion(cmd.Kind, cmd.Hold, cmd.Minutes):
+		return fmt.Errorf("%w: version %d cannot carry a hold, a confirmation or minutes", errMalformed, cmd.V)
 	case cmd.Kind == shared.KindBook && (cmd.SlotID <= 0 || cmd.PatientID <= 0 || cmd.IdempotencyKey == ""):
 		return fmt.Errorf("%w: booking without slot, patient or key", errMalformed)
-	case cmd.Kind == shared.KindCancel && cmd.AppointmentID <= 0:
-		return fmt.Errorf("%w: cancellation without appointment", errMalformed)
-	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel:
+	case cmd.Kind == shared.KindBook && (cmd.Minutes < 0 || cmd.Minutes > maxVisitMinutes):
+		return fmt.Errorf("%w: minutes %d out of range", errMalformed, cmd.Minutes)
+	case (cmd.Kind == shared.KindCancel || cmd.Kind == shared.KindConfirm) && cmd.AppointmentID <= 0:
+		return fmt.Errorf("%w: %s without appointment", errMalformed, cmd.Kind)
+	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel && cmd.Kind != shared.KindConfirm:
 		return fmt.Errorf("%w: kind %q", errMalformed, cmd.Kind)
 	}
 	return nil
