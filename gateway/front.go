@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -118,8 +120,9 @@ func (f *Front) await(ctx context.Context, t *Ticket, req booker.BookRequest, de
 // ticket and hands its decision back to the room.
 func (f *Front) Submit(t *Ticket) {
 	req := t.Request
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
+	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, req.Hold, req.Minutes), Kind: shared.KindBook,
+		SlotID: req.SlotID, PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID,
+		Hold: req.Hold, Minutes: req.Minutes}
 	ch, err := f.Queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
 	if err != nil {
 		f.Room.Decide(t, shared.Decision{}, err)
@@ -161,20 +164,64 @@ func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) 
 	}
 }
 
-// result turns a decision into the gateway's answer.
+// Confirm queues the confirmation of a hold on its slot's doctor subject and
+// waits for the booker's decision. Each confirmation is its own message (a
+// confirmation is idempotent in the database), so a repeat while the first
+// is still queued gets a decision of its own instead of being dropped as a
+// duplicate with nobody answering it.
+func (f *Front) Confirm(ctx context.Context, a booker.Appointment) (booker.Appointment, error) {
+	slot, err := f.Slots.Slot(ctx, a.SlotID)
+	if err != nil {
+		return booker.Appointment{}, unavailableUnlessDomain(err)
+	}
+	cmd := shared.Command{V: shared.VersionHolds, Kind: shared.KindConfirm, AppointmentID: a.ID, SlotID: a.SlotID,
+		PatientID: a.PatientID, TraceID: RequestID(ctx)}
+	msgID := shared.ConfirmMsgID(a.ID) + "." + strconv.FormatUint(rand.Uint64(), 36)
+	ch, err := f.Queue.Submit(ctx, slot.DoctorID, msgID, cmd)
+	if err != nil {
+		return booker.Appointment{}, err
+	}
+	select {
+	case d, ok := <-ch:
+		switch {
+		case !ok:
+			return booker.Appointment{}, fmt.Errorf("%w: no decision arrived; confirm again", ErrUnavailable)
+		case d.Code != shared.Booked || d.Appointment == nil:
+			return booker.Appointment{}, shared.NewError(d.Code, d.Detail)
+		}
+		return appointment(d.Appointment), nil
+	case <-ctx.Done():
+		return booker.Appointment{}, fmt.Errorf("%w: no decision arrived in time; confirm again", ErrUnavailable)
+	}
+}
+
+// result turns a decision into the gateway's answer. A decision on record
+// for another body (slot, hold or minutes) means the key was reused.
 func result(d shared.Decision, req booker.BookRequest, replay bool, err error) (BookingResult, error) {
 	switch {
 	case err != nil:
 		return BookingResult{}, err
-	case d.SlotID != req.SlotID:
+	case d.SlotID != req.SlotID || d.Hold != req.Hold || d.Minutes != req.Minutes:
 		return BookingResult{}, booker.ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
-	a := d.Appointment
+	return BookingResult{Replay: replay, Appointment: appointment(d.Appointment)}, nil
+}
+
+// appointment reads the wire's appointment; its times are the booker's own
+// formatting, so a parse failure leaves a zero time rather than an error.
+func appointment(a *shared.Appointment) booker.Appointment {
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return BookingResult{Replay: replay, Appointment: booker.Appointment{ID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, Status: booker.Status(a.Status), CreatedAt: created}}, nil
+	out := booker.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
+		Status: booker.Status(a.Status), CreatedAt: created}
+	if a.ExpiresAt != "" {
+		out.ExpiresAt, _ = time.Parse(time.RFC3339, a.ExpiresAt)
+	}
+	if a.EndAt != "" {
+		out.EndAt, _ = time.Parse(time.RFC3339, a.EndAt)
+	}
+	return out
 }
 
 // unavailableUnlessDomain keeps domain answers (slot not found) and turns

@@ -49,6 +49,9 @@ type Bookings interface {
 	// Cancel queues the cancellation of a and waits for it within the reply
 	// budget; queued is true when it is accepted but not yet applied.
 	Cancel(ctx context.Context, a booker.Appointment) (queued bool, err error)
+	// Confirm queues the confirmation of the hold a and returns the booked
+	// appointment; a hold that has ended is booker.ErrHoldExpired.
+	Confirm(ctx context.Context, a booker.Appointment) (booker.Appointment, error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.

@@ -56,6 +56,12 @@ func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, er
 	return false, nil
 }
 
+// Confirm books the hold at once.
+func (f *fakeBookings) Confirm(_ context.Context, a booker.Appointment) (booker.Appointment, error) {
+	a.Status, a.ExpiresAt = booker.StatusBooked, time.Time{}
+	return a, nil
+}
+
 func (f *fakeBookings) bookCalls() []booker.BookRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()

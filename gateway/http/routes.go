@@ -22,6 +22,7 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeConfirm
 	numRoutes
 )
 
@@ -51,6 +52,7 @@ var routes = [numRoutes]route{
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, put: (*Server).putSchedule},
+	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 }
 
 var (
@@ -58,6 +60,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	confirmSuffix     = []byte("/confirm")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -75,8 +78,13 @@ func matchRoute(path []byte) (routeID, []byte) {
 	case "/api/appointments":
 		return routeAppointments, nil
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
-		return routeAppointment, id
+	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(id) {
+			return routeAppointment, id
+		}
+		if id, ok := bytes.CutSuffix(id, confirmSuffix); ok && isSegment(id) {
+			return routeConfirm, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
