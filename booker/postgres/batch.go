@@ -39,7 +39,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 			return []booker.Outcome{{Err: booker.ErrSlotFull}}, nil
 		case errors.Is(err, booker.ErrOverlapping) && len(ops) == 1 && ops[0].Book != nil && attempt == 3:
 			return []booker.Outcome{{Err: booker.ErrOverlapping}}, nil
-		case errors.Is(err, booker.ErrOverlapping) && attempt < 3:
+		case (errors.Is(err, booker.ErrOverlapping) || errors.Is(err, errRerunCarefully)) && attempt < 3:
 			careful = true
 		case !errors.Is(err, errKeyTaken) || attempt == 3:
 			return nil, err
@@ -70,6 +70,7 @@ type batch struct {
 	times   map[int64][]span
 	// spans holds the extra slots of winners that take several.
 	spans   map[int][]int64
+	rerun   bool // a place was freed that an earlier winner's overlap check needed
 	byStart map[doctorStart]*slotRow // the locked slots by doctor and start, built when a span needs it
 }
 
@@ -120,6 +121,9 @@ func (b *batch) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+	}
+	if b.rerun {
+		return errRerunCarefully
 	}
 	return b.write(ctx)
 }
@@ -197,7 +201,21 @@ func repeatOf(first booker.Outcome, firstReq, req booker.BookRequest) booker.Out
 
 // freeSlots gives places freed inside the batch (a cancellation, an expiry)
 // back to the batch's view of the slots, so later requests can take them.
+//
+// A place freed after an earlier booking of the same patient in this batch
+// was granted without looking at the patient's times (the common path leaves
+// that to the exclusion constraint, checked only when the batch inserts, by
+// which time the freed appointment no longer counts): the batch is then run
+// again carefully, so that the booking is judged against the appointment
+// still active at its turn, as one-by-one decisions would.
 func (b *batch) freeSlots(appt, patient int64, slotIDs ...int64) {
+	if !b.careful {
+		for _, w := range b.winners {
+			if b.ops[w].Book.PatientID == patient {
+				b.rerun = true
+			}
+		}
+	}
 	for _, id := range slotIDs {
 		if sl := b.slots[id]; sl != nil {
 			sl.count--

@@ -40,8 +40,10 @@ func (b *batch) bookCarefully(i int) {
 	first, last := chain[0], chain[len(chain)-1]
 	for _, sl := range chain {
 		sl.granted++
-		b.held[holding{sl.id, req.PatientID}] = true
 	}
+	// Only the first slot is the appointment's slot_id (uq_active_patient_slot);
+	// the patient's later request for a following slot is an overlap.
+	b.held[holding{first.id, req.PatientID}] = true
 	if b.times == nil {
 		b.times = map[int64][]span{}
 	}
@@ -57,16 +59,17 @@ func (b *batch) bookCarefully(i int) {
 	b.win(i, first, last.endAt)
 }
 
-// fits tells why the chain cannot be taken by the patient, or nil.
+// fits tells why the chain cannot be taken by the patient, or nil. The
+// first slot is checked as allocate checks a one-slot booking, so that a
+// booking gets the same answer whichever path decides it.
 func (b *batch) fits(chain []*slotRow, patient int64) error {
 	first, last := chain[0], chain[len(chain)-1]
-	if b.held[holding{first.id, patient}] {
-		return booker.ErrAlreadyBooked
-	}
 	for k, sl := range chain {
 		switch {
 		case sl.closed:
 			return booker.ErrSlotClosed
+		case k == 0 && b.held[holding{sl.id, patient}]:
+			return booker.ErrAlreadyBooked
 		case sl.count+sl.granted >= sl.capacity && k == 0:
 			return booker.ErrSlotFull
 		case sl.count+sl.granted >= sl.capacity:

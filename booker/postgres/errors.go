@@ -21,6 +21,9 @@ const (
 // insert; the caller answers with that request's result instead.
 var errKeyTaken = errors.New("idempotency key taken concurrently")
 
+// errRerunCarefully asks for the batch to be decided again in careful mode.
+var errRerunCarefully = errors.New("batch must be decided carefully")
+
 // errDoctorBusy signals that ex_doctor_overlap refused an appointment: the
 // doctor has another active appointment at an overlapping time in a slot of
 // capacity 1, which only overlapping slot rows of one doctor allow past the

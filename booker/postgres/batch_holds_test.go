@@ -1,0 +1,405 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/booker"
+	"termin/booker/postgres"
+	"termin/shared"
+)
+
+// holdModel decides bookings, holds, longer visits, confirmations,
+// cancellations and expiries one by one, in order, as Decide and
+// ExpireHolds must.
+type holdModel struct {
+	slots map[int64]*mSlot
+	keys  map[string]*mAppt // patient/key → appointment
+	appts map[int64]*mAppt
+}
+
+type mSlot struct {
+	id, doctor      int64
+	start, end      time.Time
+	capacity, count int
+	closed          bool
+}
+
+type mAppt struct {
+	id, patient int64
+	slots       []int64
+	status      booker.Status
+	expires     time.Time
+	start, end  time.Time
+	// body is the request that made it, for replays.
+	body firstBody
+}
+
+func (m *holdModel) active(patient int64) []*mAppt {
+	var out []*mAppt
+	for _, a := range m.appts {
+		if a.patient == patient && a.status.Active() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (m *holdModel) free(a *mAppt, status booker.Status) {
+	a.status = status
+	for _, id := range a.slots {
+		m.slots[id].count--
+	}
+}
+
+// chain mirrors the store's: the slot and the doctor's following slots.
+func (m *holdModel) chain(first int64, minutes int) ([]*mSlot, shared.Code) {
+	f := m.slots[first]
+	if f == nil {
+		return nil, shared.CodeSlotNotFound
+	}
+	out := []*mSlot{f}
+	if minutes == 0 {
+		return out, ""
+	}
+	length, want := f.end.Sub(f.start), time.Duration(minutes)*time.Minute
+	if want < length || want%length != 0 {
+		return nil, shared.CodeInvalidRequest
+	}
+	end := f.start.Add(want)
+	for cur := f; cur.end.Before(end); {
+		var next *mSlot
+		for _, s := range m.slots {
+			if s.doctor == cur.doctor && s.start.Equal(cur.end) {
+				next = s
+			}
+		}
+		if next == nil {
+			return nil, shared.CodeSlotFull
+		}
+		out, cur = append(out, next), next
+	}
+	if !out[len(out)-1].end.Equal(end) {
+		return nil, shared.CodeInvalidRequest
+	}
+	return out, ""
+}
+
+func (m *holdModel) book(req booker.BookRequest, got booker.Outcome, firsts map[string]firstErr) string {
+	k := fmt.Sprintf("%d/%s", req.PatientID, req.IdempotencyKey)
+	body := firstBody{slot: req.SlotID, hold: req.Hold, minutes: req.Minutes}
+	if a, ok := m.keys[k]; ok {
+		if a.body != body {
+			return string(shared.CodeIdempotencyKeyReused)
+		}
+		return fmt.Sprintf("REPLAY %d", a.id)
+	}
+	if f, ok := firsts[k]; ok && f.err != "" {
+		if f.body() != body {
+			return string(shared.CodeIdempotencyKeyReused)
+		}
+		return f.err
+	}
+	chain, code := m.chain(req.SlotID, req.Minutes)
+	if code != "" {
+		return string(code)
+	}
+	if code := m.fits(chain, req.PatientID); code != "" {
+		return string(code)
+	}
+	a := &mAppt{id: got.Booking.ID, patient: req.PatientID, body: body,
+		start: chain[0].start, end: chain[len(chain)-1].end, status: booker.StatusBooked}
+	for _, s := range chain {
+		s.count++
+		a.slots = append(a.slots, s.id)
+	}
+	if req.Hold {
+		a.status, a.expires = booker.StatusHeld, got.Booking.ExpiresAt
+	}
+	m.keys[k], m.appts[a.id] = a, a
+	return string(a.status)
+}
+
+func (m *holdModel) fits(chain []*mSlot, patient int64) shared.Code {
+	for k, s := range chain {
+		switch {
+		case s.closed:
+			return shared.CodeSlotClosed
+		case k == 0 && m.holds(s.id, patient):
+			return shared.CodeAlreadyBooked
+		case s.count >= s.capacity:
+			return shared.CodeSlotFull
+		}
+	}
+	lo, hi := chain[0].start, chain[len(chain)-1].end
+	for _, a := range m.active(patient) {
+		if a.start.Before(hi) && lo.Before(a.end) {
+			return shared.CodeOverlappingAppointment
+		}
+	}
+	return ""
+}
+
+func (m *holdModel) holds(slot, patient int64) bool {
+	for _, a := range m.active(patient) {
+		if a.slots[0] == slot {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *holdModel) confirm(id int64, now time.Time) string {
+	a := m.appts[id]
+	switch {
+	case a == nil:
+		return string(shared.CodeAppointmentNotFound)
+	case a.status == booker.StatusHeld && a.expires.After(now):
+		a.status = booker.StatusBooked
+		return "CONFIRMED"
+	case a.status == booker.StatusHeld:
+		m.free(a, booker.StatusExpired)
+		return string(shared.CodeHoldExpired)
+	case a.status == booker.StatusBooked:
+		return "UNCHANGED"
+	}
+	return string(shared.CodeHoldExpired)
+}
+
+func (m *holdModel) cancel(id int64) string {
+	a := m.appts[id]
+	switch {
+	case a == nil:
+		return string(shared.CodeAppointmentNotFound)
+	case !a.status.Active():
+		return "UNCHANGED"
+	}
+	m.free(a, booker.StatusCancelled)
+	return "CANCELLED"
+}
+
+// expire is the expiry job: every hold whose time is up, by id.
+func (m *holdModel) expire(now time.Time) map[int64]bool {
+	out := map[int64]bool{}
+	for _, a := range m.appts {
+		if a.status == booker.StatusHeld && !a.expires.After(now) {
+			m.free(a, booker.StatusExpired)
+			out[a.id] = true
+		}
+	}
+	return out
+}
+
+type firstBody struct {
+	slot    int64
+	hold    bool
+	minutes int
+}
+
+type firstErr struct {
+	firstBody
+	err string
+}
+
+func (f firstErr) body() firstBody { return f.firstBody }
+
+func describeHold(o booker.Outcome, op booker.Op) string {
+	switch {
+	case o.Err != nil:
+		return string(shared.CodeOf(o.Err))
+	case op.Book != nil && o.Booking.Replay:
+		return fmt.Sprintf("REPLAY %d", o.Booking.ID)
+	case op.Book != nil:
+		return string(o.Booking.Status)
+	case op.Confirm != 0 && o.Confirmation.Changed:
+		return "CONFIRMED"
+	case op.Cancel != 0 && o.Cancellation.Changed:
+		return "CANCELLED"
+	}
+	return "UNCHANGED"
+}
+
+// holdSlots makes two doctors whose 15-minute grids are 5 minutes apart, so
+// that their slots overlap partly, with capacities 1 to 3; the last slot of
+// the second doctor has started.
+func holdSlots(t *testing.T, rng *rand.Rand, pool *pgxpool.Pool, m *holdModel) []int64 {
+	t.Helper()
+	var ids []int64
+	for d, offset := range []time.Duration{0, 5 * time.Minute} {
+		for i := range 8 {
+			start := future.Add(offset + time.Duration(i)*15*time.Minute)
+			closed := d == 1 && i == 7
+			if closed {
+				start = testNow.Add(-time.Hour)
+			}
+			capacity := 1 + rng.IntN(3)
+			id := insertSlot(t, pool, int64(50+d), start, capacity)
+			m.slots[id] = &mSlot{id: id, doctor: int64(50 + d), start: start, end: start.Add(15 * time.Minute),
+				capacity: capacity, closed: closed}
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func randomHoldOps(rng *rand.Rand, slots, appts []int64, n int) []booker.Op {
+	ops := make([]booker.Op, n)
+	for i := range ops {
+		switch r := rng.IntN(10); {
+		case len(appts) > 0 && r == 0:
+			ops[i] = booker.Op{Cancel: appts[rng.IntN(len(appts))]}
+			continue
+		case len(appts) > 0 && r <= 2:
+			ops[i] = booker.Op{Confirm: appts[rng.IntN(len(appts))]}
+			continue
+		}
+		req := &booker.BookRequest{SlotID: slots[rng.IntN(len(slots))], PatientID: int64(rng.IntN(8) + 1),
+			IdempotencyKey: fmt.Sprintf("k%d", rng.IntN(30)), Hold: rng.IntN(3) == 0}
+		if r := rng.IntN(8); r < 3 {
+			req.Minutes = []int{30, 45, 20}[r]
+		}
+		ops[i] = booker.Op{Book: req}
+	}
+	return ops
+}
+
+// TestDecideHoldsMatchOneByOne runs random batches of bookings, holds,
+// longer visits, confirmations and cancellations, with a clock that moves
+// and the expiry job between batches, and checks every answer against the
+// one-by-one model and the slots' counts against the active rows.
+func TestDecideHoldsMatchOneByOne(t *testing.T) {
+	rng := rand.New(rand.NewPCG(seedFor(t), 3))
+	store, pool := newStore(t)
+	var clock atomic.Int64
+	clock.Store(testNow.UnixNano())
+	store.Now = func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	store.HoldTTL = 5 * time.Minute
+	m := &holdModel{slots: map[int64]*mSlot{}, keys: map[string]*mAppt{}, appts: map[int64]*mAppt{}}
+	slots := holdSlots(t, rng, pool, m)
+	var appts []int64
+	seen := map[string]int{}
+	for batchNo := range 80 {
+		ops := randomHoldOps(rng, slots, appts, 1+rng.IntN(20))
+		out, err := store.Decide(context.Background(), ops)
+		if err != nil {
+			t.Fatalf("batch %d: %v", batchNo, err)
+		}
+		firsts := map[string]firstErr{}
+		for i, op := range ops {
+			var want string
+			switch {
+			case op.Book != nil:
+				want = m.book(*op.Book, out[i], firsts)
+			case op.Confirm != 0:
+				want = m.confirm(op.Confirm, store.Now())
+			default:
+				want = m.cancel(op.Cancel)
+			}
+			seen[want]++
+			if op.Book != nil && op.Book.Minutes > 0 && out[i].Err == nil {
+				seen["longer visit"]++
+			}
+			if got := describeHold(out[i], op); got != want {
+				if op.Book != nil {
+					logPatient(t, pool, m, op.Book.PatientID)
+				}
+				t.Fatalf("batch %d op %d (book %+v confirm %d cancel %d): got %s, want %s",
+					batchNo, i, op.Book, op.Confirm, op.Cancel, got, want)
+			}
+			if op.Book != nil {
+				rememberFirst(firsts, *op.Book, out[i])
+				if out[i].Err == nil && !out[i].Booking.Replay {
+					appts = append(appts, out[i].Booking.ID)
+				}
+			}
+		}
+		clock.Add(int64(time.Duration(rng.IntN(4)) * time.Minute))
+		if rng.IntN(3) == 0 {
+			sweep(t, store, m)
+		}
+	}
+	checkActiveCounts(t, pool)
+	t.Logf("answers: %v", seen)
+	for _, k := range []string{"BOOKED", "HELD", "CONFIRMED", "CANCELLED", "longer visit",
+		string(shared.CodeHoldExpired), string(shared.CodeOverlappingAppointment), string(shared.CodeSlotFull)} {
+		if seen[k] == 0 {
+			t.Errorf("no answer %s in the run: the generator no longer covers it", k)
+		}
+	}
+}
+
+func rememberFirst(firsts map[string]firstErr, req booker.BookRequest, o booker.Outcome) {
+	k := fmt.Sprintf("%d/%s", req.PatientID, req.IdempotencyKey)
+	if _, seen := firsts[k]; seen {
+		return
+	}
+	f := firstErr{firstBody: firstBody{req.SlotID, req.Hold, req.Minutes}}
+	if o.Err != nil {
+		f.err = string(shared.CodeOf(o.Err))
+	}
+	firsts[k] = f
+}
+
+// sweep runs the expiry job and checks that it expired exactly the model's.
+func sweep(t *testing.T, store *postgres.Store, m *holdModel) {
+	t.Helper()
+	got, err := store.ExpireHolds(context.Background(), 1000)
+	if err != nil {
+		t.Fatalf("expire holds: %v", err)
+	}
+	want := m.expire(store.Now())
+	if len(got) != len(want) {
+		t.Fatalf("expiry job expired %d holds, want %d", len(got), len(want))
+	}
+	for _, e := range got {
+		if !want[e.ID] {
+			t.Fatalf("expiry job expired %d, which the model keeps", e.ID)
+		}
+	}
+}
+
+// checkActiveCounts holds the invariants with holds and longer visits: no
+// slot over capacity, booked_count equal to the active rows that take the
+// slot, and no two active rows of one patient at overlapping times.
+func checkActiveCounts(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	n := queryInt(t, pool, `SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
+        (SELECT count(*) FROM appointment a WHERE s.id = ANY(a.span_slot_ids || a.slot_id) AND a.status IN ('BOOKED', 'HELD'))`)
+	if n != 0 {
+		t.Errorf("%d slots over capacity or with booked_count unequal to their active rows", n)
+	}
+	n = queryInt(t, pool, `SELECT count(*) FROM appointment a JOIN appointment b
+        ON a.patient_id = b.patient_id AND a.id < b.id AND a.period && b.period
+        WHERE a.status IN ('BOOKED', 'HELD') AND b.status IN ('BOOKED', 'HELD')`)
+	if n != 0 {
+		t.Errorf("%d pairs of one patient's active appointments overlap", n)
+	}
+}
+
+// logPatient shows a patient's appointments as the model and the database
+// see them, to explain a mismatch.
+func logPatient(t *testing.T, pool *pgxpool.Pool, m *holdModel, patient int64) {
+	t.Helper()
+	for _, a := range m.active(patient) {
+		t.Logf("model, active: %+v", *a)
+	}
+	rows, err := pool.Query(context.Background(), `
+        SELECT id, slot_id, status, coalesce(period::text, ''), span_slot_ids::text FROM appointment WHERE patient_id = $1`, patient)
+	if err != nil {
+		t.Logf("read appointments: %v", err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, slot int64
+		var status, period, span string
+		if err := rows.Scan(&id, &slot, &status, &period, &span); err == nil {
+			t.Logf("database: appointment %d slot %d %s %s following %s", id, slot, status, period, span)
+		}
+	}
+}
