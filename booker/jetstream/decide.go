@@ -139,7 +139,8 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
 			booked[e.cmd.SlotID] = e.outcome.Booking
-		case e.decision.Code == shared.CodeSlotFull:
+		case e.decision.Code == shared.CodeSlotFull && e.cmd.Minutes == 0:
+			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
 			w.Announcer.Cancelled(ctx, e.outcome.Cancellation)
