@@ -70,7 +70,7 @@ type batch struct {
 	times   map[int64][]span
 	// spans holds the extra slots of winners that take several.
 	spans   map[int][]int64
-	rerun   bool // a place was freed that an earlier winner's overlap check needed
+	rerun   bool                     // a place was freed that an earlier winner's overlap check needed
 	byStart map[doctorStart]*slotRow // the locked slots by doctor and start, built when a span needs it
 }
 
