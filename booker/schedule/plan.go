@@ -6,6 +6,7 @@
 package schedule
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,8 +26,9 @@ const (
 	MaxEntries     = 500
 )
 
-// Range is a working range in minutes after local midnight, From < To <= 1440.
-type Range struct{ From, To int }
+// Range is a working range in minutes after local midnight, From < To <= 1440,
+// cut into slots of SlotMinutes for Capacity patients each.
+type Range struct{ From, To, SlotMinutes, Capacity int }
 
 // Plan is a validated working plan.
 type Plan struct {
@@ -61,7 +63,8 @@ func Parse(p shared.SchedulePlan) (Plan, error) {
 		if !ok {
 			return Plan{}, invalid("weekly[%d].day %q: want one of MON TUE WED THU FRI SAT SUN", i, w.Day)
 		}
-		r, err := parseRange(fmt.Sprintf("weekly[%d]", i), w.From, w.To, p.SlotMinutes)
+		name := fmt.Sprintf("weekly[%d]", i)
+		r, err := parseVisitRange(name, w, p)
 		if err != nil {
 			return Plan{}, err
 		}
@@ -111,6 +114,7 @@ func (plan *Plan) parseExceptions(exs []shared.ScheduleException) error {
 		if err != nil {
 			return err
 		}
+		r.SlotMinutes, r.Capacity = plan.SlotMinutes, plan.Capacity
 		plan.exceptions[d] = append(plan.exceptions[d], r)
 	}
 	for d := range closed {
@@ -119,6 +123,21 @@ func (plan *Plan) parseExceptions(exs []shared.ScheduleException) error {
 		}
 	}
 	return nil
+}
+
+// parseVisitRange reads a weekly range with its own slot length and
+// capacity, or the plan's where it names none.
+func parseVisitRange(name string, w shared.WeeklyHours, p shared.SchedulePlan) (Range, error) {
+	minutes, capacity := cmp.Or(w.SlotMinutes, p.SlotMinutes), cmp.Or(w.Capacity, p.Capacity)
+	switch {
+	case minutes < MinSlotMinutes || minutes > MaxSlotMinutes:
+		return Range{}, invalid("%s.slotMinutes %d: want %d to %d", name, minutes, MinSlotMinutes, MaxSlotMinutes)
+	case capacity < 1 || capacity > MaxCapacity:
+		return Range{}, invalid("%s.capacity %d: want 1 to %d", name, capacity, MaxCapacity)
+	}
+	r, err := parseRange(name, w.From, w.To, minutes)
+	r.SlotMinutes, r.Capacity = minutes, capacity
+	return r, err
 }
 
 // parseRange reads one from–to pair. The range must hold a whole number of
@@ -138,7 +157,7 @@ func parseRange(name, from, to string, slotMinutes int) (Range, error) {
 	if (t-f)%slotMinutes != 0 {
 		return Range{}, invalid("%s: %s–%s is %d minutes, not a multiple of slotMinutes %d", name, from, to, t-f, slotMinutes)
 	}
-	return Range{f, t}, nil
+	return Range{From: f, To: t}, nil
 }
 
 // parseClock reads "HH:MM" as minutes after midnight; "24:00" is allowed as
