@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"termin/booker/jetstream"
+	"termin/shared"
 )
 
 // Defaults of the holds (seed, section 7).
@@ -63,8 +64,10 @@ func (a *App) expireHolds(ctx context.Context, ann *jetstream.Announcer) {
 		}
 		return
 	}
+	var states []shared.SlotState
 	for _, e := range expired {
 		a.cfg.Logger.Info("hold expired; its places are free again", "appointment", e.ID, "patient", e.PatientID, "slot", e.SlotID)
-		ann.Expired(ctx, e)
+		states = append(states, ann.Expired(e)...)
 	}
+	ann.Send(ctx, states)
 }

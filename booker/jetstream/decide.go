@@ -131,10 +131,14 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 		Hold: cmd.Hold, Minutes: cmd.Minutes, Appointment: wire(b.Appointment), Left: b.Left}
 }
 
-// announce tells the gateways each slot's latest state after the batch: one
-// announcement per slot, not per booking.
+// announce tells the gateways each slot's latest state after the batch, in
+// one message: one state per slot, not per booking.
 func (w *Worker) announce(ctx context.Context, todo []*entry) {
+	if w.Announcer == nil {
+		return
+	}
 	booked, refused := map[int64]booker.Booking{}, map[int64]bool{}
+	var states []shared.SlotState
 	for _, e := range todo {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
@@ -143,19 +147,23 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
-			w.Announcer.Cancelled(ctx, e.outcome.Cancellation)
+			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
 		case e.outcome.Confirmation.Expired != nil:
-			w.Announcer.Expired(ctx, *e.outcome.Confirmation.Expired)
+			states = append(states, w.Announcer.Expired(*e.outcome.Confirmation.Expired)...)
 		}
 	}
 	for _, b := range booked {
-		w.Announcer.Booked(ctx, b)
+		states = append(states, w.Announcer.Booked(ctx, b))
 	}
 	for slot := range refused {
-		if _, ok := booked[slot]; !ok {
-			w.Announcer.Refused(ctx, slot)
+		if _, ok := booked[slot]; ok {
+			continue
+		}
+		if s, ok := w.Announcer.Refused(ctx, slot); ok {
+			states = append(states, s)
 		}
 	}
+	w.Announcer.Send(ctx, states)
 }
 
 // sameBody turns a recorded decision into a refusal when the key comes back
