@@ -63,9 +63,10 @@ type batch struct {
 	held    map[holding]bool   // who holds a place in those slots
 	winners []int
 	repeats [][2]int // op index, index of the key's first op in the batch
-	// careful is set on a rerun after an exclusion violation: times holds
-	// the active appointments' times of the batch's patients, read first,
-	// and each booking is checked against them.
+	// careful is set on a rerun after an exclusion violation or a place
+	// freed after an earlier winner of its patient: times holds the active
+	// appointments' times of the batch's patients, read first, and each
+	// booking is checked against them.
 	careful bool
 	times   map[int64][]span
 	// spans holds the extra slots of winners that take several.
