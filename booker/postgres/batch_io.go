@@ -18,28 +18,35 @@ import (
 // with statistics that never saw the table grow, it joined the batch to every
 // BOOKED row, and at 7:00 all of them are the hot slot's.
 
+// lockOwnSlotsSQL locks the slots of a batch that cancels and confirms
+// nothing and has no longer visits: the batch names them itself. Asking
+// appointment for the slots of no appointments was planned, with statistics
+// that never saw the table grow, as a sequential scan of every appointment
+// in every batch.
+const lockOwnSlotsSQL = `
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
+        FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+
 // lockSlotsSQL locks the slots of the bookings ($1) and of the appointments
-// cancelled or confirmed ($2), a longer visit's following slots included.
+// cancelled or confirmed ($2, one at a time by primary key), a longer
+// visit's following slots included; the caller closes the array and orders.
 const lockSlotsSQL = `
         SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
         FROM time_slot
-        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[])
-                             UNION SELECT unnest(span_slot_ids || slot_id) FROM appointment WHERE id = ANY($2)))
-        ORDER BY id FOR UPDATE`
+        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
+                             SELECT unnest(a.span_slot_ids || a.slot_id) FROM unnest($2::bigint[]) AS c(id),
+                             LATERAL (SELECT slot_id, span_slot_ids FROM appointment WHERE id = c.id) a`
 
-// lockSpansSQL is lockSlotsSQL for a batch with longer visits: it locks too
-// the slots of each visit's doctor that start within its minutes ($4 first
-// slots, $5 minutes), among which the batch finds the consecutive ones.
-const lockSpansSQL = `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
-        FROM time_slot
-        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[])
-                             UNION SELECT unnest(span_slot_ids || slot_id) FROM appointment WHERE id = ANY($2)
-                             UNION SELECT n.id FROM unnest($4::bigint[], $5::int[]) AS v(slot_id, minutes)
-                                   JOIN time_slot f ON f.id = v.slot_id
-                                   JOIN time_slot n ON n.doctor_id = f.doctor_id AND n.start_at > f.start_at
-                                    AND n.start_at < f.start_at + make_interval(mins => v.minutes)))
-        ORDER BY id FOR UPDATE`
+// spanSlotsSQL adds to lockSlotsSQL the slots of each longer visit's doctor
+// that start within its minutes ($4 first slots, $5 minutes), among which
+// the batch finds the consecutive ones.
+const spanSlotsSQL = `
+                             UNION
+                             SELECT n.id FROM unnest($4::bigint[], $5::int[]) AS v(slot_id, minutes),
+                             LATERAL (SELECT n.id FROM time_slot f JOIN time_slot n
+                                      ON n.doctor_id = f.doctor_id AND n.start_at > f.start_at
+                                     AND n.start_at < f.start_at + make_interval(mins => v.minutes)
+                                      WHERE f.id = v.slot_id) n`
 
 // read learns, in one round trip, the keys decided before, and locks every
 // slot the batch touches (bookings' and cancellations' alike) in id order, so
@@ -70,10 +77,13 @@ func (b *batch) read(ctx context.Context) error {
         FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
         LATERAL (SELECT * FROM appointment a
                  WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
-	if len(spanFirst) == 0 {
-		q.Queue(lockSlotsSQL, slots, appts, b.now)
-	} else {
-		q.Queue(lockSpansSQL, slots, appts, b.now, spanFirst, spanMinutes)
+	switch {
+	case len(appts) == 0 && len(spanFirst) == 0:
+		q.Queue(lockOwnSlotsSQL, slots, b.now)
+	case len(spanFirst) == 0:
+		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now)
+	default:
+		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now, spanFirst, spanMinutes)
 	}
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
