@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -255,4 +256,36 @@ func (b *batch) confirmUnchanged(ctx context.Context, i int) error {
 		b.out[i].Err = booker.ErrHoldExpired
 	}
 	return nil
+}
+
+// unusualColumns fills winner k's (op i's) hold expiry and following slots.
+func (b *batch) unusualColumns(w *winnerColumns, k, i int) {
+	n := len(b.winners)
+	if w.expires == nil {
+		w.expires, w.spans = make([]*time.Time, n), make([]string, n)
+	}
+	if exp := b.out[i].Booking.ExpiresAt; !exp.IsZero() {
+		w.expires[k] = &exp
+	}
+	w.solo[k] = b.solo(i)
+	w.spans[k] = "{" + joinIDs(b.spans[i]) + "}"
+}
+
+func joinIDs(ids []int64) string {
+	var buf []byte
+	for k, id := range ids {
+		if k > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, id, 10)
+	}
+	return string(buf)
+}
+
+// orZero is the time, or the zero time for NULL.
+func orZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }

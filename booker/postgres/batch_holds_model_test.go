@@ -217,4 +217,3 @@ func describeHold(o booker.Outcome, op booker.Op) string {
 	}
 	return "UNCHANGED"
 }
-

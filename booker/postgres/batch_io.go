@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -326,30 +325,6 @@ func (b *batch) winnerColumns() winnerColumns {
 	return w
 }
 
-// unusualColumns fills winner k's (op i's) hold expiry and following slots.
-func (b *batch) unusualColumns(w *winnerColumns, k, i int) {
-	n := len(b.winners)
-	if w.expires == nil {
-		w.expires, w.spans = make([]*time.Time, n), make([]string, n)
-	}
-	if exp := b.out[i].Booking.ExpiresAt; !exp.IsZero() {
-		w.expires[k] = &exp
-	}
-	w.solo[k] = b.solo(i)
-	w.spans[k] = "{" + joinIDs(b.spans[i]) + "}"
-}
-
-func joinIDs(ids []int64) string {
-	var buf []byte
-	for k, id := range ids {
-		if k > 0 {
-			buf = append(buf, ',')
-		}
-		buf = strconv.AppendInt(buf, id, 10)
-	}
-	return string(buf)
-}
-
 func (b *batch) readWinners(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
@@ -370,12 +345,4 @@ func (b *batch) readWinners(res pgx.BatchResults) error {
 		return fmt.Errorf("postgres: insert winners: %w", translate(err))
 	}
 	return nil
-}
-
-// orZero is the time, or the zero time for NULL.
-func orZero(t *time.Time) time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return *t
 }
