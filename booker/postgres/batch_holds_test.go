@@ -163,6 +163,10 @@ func checkActiveCounts(t *testing.T, pool *pgxpool.Pool) {
 	if n != 0 {
 		t.Errorf("%d slots over capacity or with booked_count unequal to their active rows", n)
 	}
+	n = queryInt(t, pool, `SELECT count(*) FROM appointment WHERE status IN ('BOOKED', 'HELD') AND period IS NULL`)
+	if n != 0 {
+		t.Errorf("%d active rows without a period: the exclusion constraints cannot see them", n)
+	}
 	n = queryInt(t, pool, `SELECT count(*) FROM appointment a JOIN appointment b
         ON a.patient_id = b.patient_id AND a.id < b.id AND a.period && b.period
         WHERE a.status IN ('BOOKED', 'HELD') AND b.status IN ('BOOKED', 'HELD')`)
