@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
+	"termin/shared"
 )
 
 // SlotLists caches slot lists per (doctor, date) for a few seconds, the
@@ -16,31 +16,34 @@ import (
 // key make one database query. Reads pass everything else through.
 type SlotLists struct {
 	Reads
-	ttl     time.Duration
-	zone    *time.Location
-	mu      sync.Mutex
-	entries map[listKey]cachedList
-	group   singleflight.Group
+	// MaxEntries bounds the cached lists: any doctor id and date a client
+	// asks for is a key. Past it the cache starts afresh (no LRU to keep).
+	MaxEntries int
+	ttl        time.Duration
+	zone       *time.Location
+	mu         sync.Mutex
+	entries    map[listKey]cachedList
+	group      singleflight.Group
 }
 
 type listKey struct {
 	doctor int64
-	day    booker.Date
+	day    shared.Date
 }
 
 type cachedList struct {
-	slots   []booker.Slot
+	slots   []Slot
 	expires time.Time
 }
 
 // NewSlotLists caches the lists of reads for ttl; zone is the clinic's, in
 // which an announced start time falls on a date.
 func NewSlotLists(reads Reads, ttl time.Duration, zone *time.Location) *SlotLists {
-	return &SlotLists{Reads: reads, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
+	return &SlotLists{Reads: reads, MaxEntries: 100_000, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
 }
 
 // ListSlots serves the list from the cache or the database.
-func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error) {
+func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]Slot, error) {
 	k := listKey{doctorID, day}
 	now := time.Now()
 	c.mu.Lock()
@@ -53,7 +56,7 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day booker.Da
 		slots, err := c.Reads.ListSlots(ctx, doctorID, day)
 		if err == nil {
 			c.mu.Lock()
-			if len(c.entries) > 100_000 {
+			if len(c.entries) >= c.MaxEntries {
 				clear(c.entries)
 			}
 			c.entries[k] = cachedList{slots: slots, expires: time.Now().Add(c.ttl)}
@@ -64,13 +67,20 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day booker.Da
 	if err != nil {
 		return nil, err
 	}
-	return v.([]booker.Slot), nil
+	return v.([]Slot), nil
+}
+
+// Len is the number of cached lists.
+func (c *SlotLists) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // Invalidate drops the list of the doctor's day that contains startAt.
 func (c *SlotLists) Invalidate(doctorID int64, startAt time.Time) {
 	local := startAt.In(c.zone)
-	k := listKey{doctorID, booker.Date{Year: local.Year(), Month: local.Month(), Day: local.Day()}}
+	k := listKey{doctorID, shared.Date{Year: local.Year(), Month: local.Month(), Day: local.Day()}}
 	c.mu.Lock()
 	delete(c.entries, k)
 	c.mu.Unlock()

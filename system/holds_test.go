@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/booker/outbox"
+	"termin/shared/poll"
 )
 
 // bookingBody is a booking with the section-7 fields.
@@ -61,8 +62,11 @@ func TestHoldAndConfirmThroughHTTP(t *testing.T) {
 		if st.wantState == "BOOKED" && a.body["expiresAt"] != nil {
 			t.Errorf("%s: a booking shows expiresAt %v", st.name, a.body["expiresAt"])
 		}
+		if st.wantState == "HELD" && a.body["expiresAt"] == nil {
+			t.Errorf("%s: a hold shows no expiresAt: %v", st.name, a.body)
+		}
 	}
-	waitUntil(t, 10*time.Second, func() bool { return s.events("appointment.confirmed") == 1 })
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error { return s.wantEvents("appointment.confirmed", 1) })
 	if n := s.events("appointment.booked"); n != 0 {
 		t.Errorf("%d booking messages for a hold, want only the confirmation", n)
 	}
@@ -90,15 +94,21 @@ func TestHoldExpiredThroughHTTP(t *testing.T) {
 		t.Fatalf("hold of the freed place = %d %v, want 201", other.status, other.body)
 	}
 	s.expireHold(other.id())
-	waitUntil(t, 30*time.Second, func() bool {
-		return s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot) == 0
+	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error {
+		if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 0 {
+			return fmt.Errorf("booked_count %d, want 0 once the expiry job ran", n)
+		}
+		return nil
 	})
 	if got := s.mustDo("GET", fmt.Sprintf("/api/appointments/%d", other.id()), "", nil); got.body["status"] != "EXPIRED" {
 		t.Errorf("expired hold reads %v, want EXPIRED", got.body)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return s.events("appointment.expired") == 2 })
-	waitUntil(t, 10*time.Second, func() bool {
-		return s.mustDo("POST", "/api/appointments", "b-1", bookBody(slot, 9)).status == http.StatusCreated
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error { return s.wantEvents("appointment.expired", 2) })
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if a := s.mustDo("POST", "/api/appointments", "b-1", bookBody(slot, 9)); a.status != http.StatusCreated {
+			return fmt.Errorf("booking the place the expiry freed: %d %v", a.status, a.body)
+		}
+		return nil
 	})
 }
 
@@ -124,6 +134,14 @@ func (s *stack) events(typ string) int {
 		s.t.Fatal(err)
 	}
 	return int(info.State.Subjects[subject])
+}
+
+// wantEvents says how the count of relayed events of a type differs from want.
+func (s *stack) wantEvents(typ string, want int) error {
+	if n := s.events(typ); n != want {
+		return fmt.Errorf("%d %s events, want %d", n, typ, want)
+	}
+	return nil
 }
 
 // expireHold moves a hold's end into the past, as time would.

@@ -16,9 +16,11 @@ import (
 
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+	gwhttp "termin/gateway/http"
+	"termin/shared/poll"
 )
 
-const scheduleSecret = "schedule-test-secret"
+const scheduleSecret = "schedule-test-secret-of-32-bytes-at-least"
 
 // everyDay is a plan of 30-minute slots from 08:00 to 10:00 on every weekday.
 const everyDay = `{"slotMinutes":30,"capacity":2,"horizonDays":3,"weekly":[` +
@@ -34,7 +36,7 @@ func (s *stack) startAuthGateway() *gatewayapp.App {
 	defer cancel()
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin, Namespace: s.space,
-		AuthSecret: []byte(scheduleSecret), ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond,
+		Auth: gwhttp.AuthConfig{Secret: []byte(scheduleSecret)}, ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond,
 		ReadConns: 4, SubjectPrefix: "booking", Logger: quietLogger(), RateLimit: 5, RateWindow: 10 * time.Second,
 		Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second, ScheduleTimeout: 2 * time.Second,
 	})
@@ -171,14 +173,13 @@ func TestSchedulePutMakesSlots(t *testing.T) {
 func waitForSlots(t *testing.T, s *stack, gw *gatewayapp.App, doctorID int64, day string, want int) {
 	t.Helper()
 	path := fmt.Sprintf("/api/doctors/%d/slots?date=%s", doctorID, day)
-	var last answer
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		last = s.callWith(gw, "GET", path, signedBearer("77", "patient"), "")
-		if slots, _ := last.body["slots"].([]any); last.status == 200 && len(slots) == want {
-			return
+	poll.For(t, 10*time.Second, 100*time.Millisecond, func() error {
+		a := s.callWith(gw, "GET", path, signedBearer("77", "patient"), "")
+		if slots, _ := a.body["slots"].([]any); a.status != 200 || len(slots) != want {
+			return fmt.Errorf("%s = %d %v, want %d slots", path, a.status, a.body, want)
 		}
-	}
-	t.Fatalf("%s = %d %v, want %d slots", path, last.status, last.body, want)
+		return nil
+	})
 }
 
 func TestSchedulePutWithoutBookerIs503(t *testing.T) {

@@ -83,7 +83,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
-		Log: a.cfg.Logger, Retries: 3, Announcer: ann}, metrics)
+		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann}, metrics)
 	a.startHoldExpiry(ann)
 	return a.startSchedules()
 }

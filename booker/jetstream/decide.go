@@ -14,7 +14,7 @@ import (
 // answerRecorded answers, from the decisions bucket, every booking whose key
 // was decided before: whatever the number of deliveries or repeats, a key is
 // decided once. The batch's keys are read in one request: a read per command
-// was a sixth of the service's CPU per booking.
+// would cost a sixth of the service's CPU per booking.
 func (w *Worker) answerRecorded(ctx context.Context, entries []*entry) {
 	bySubject := map[string][]*entry{}
 	for _, e := range entries {
@@ -98,7 +98,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 func (w *Worker) retry(ctx context.Context, fn func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := fn()
-		if err == nil || attempt >= w.Retries {
+		if err == nil || attempt >= w.Retries || errors.Is(err, booker.ErrPermanent) {
 			return err
 		}
 		w.Metrics.Retries.Inc()

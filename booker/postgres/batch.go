@@ -42,7 +42,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 		case (errors.Is(err, booker.ErrOverlapping) || errors.Is(err, errRerunCarefully)) && attempt < 3:
 			careful = true
 		case !errors.Is(err, errKeyTaken) || attempt == 3:
-			return nil, err
+			return nil, permanent(err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/booker/postgres"
+	"termin/migrations/pgtest"
 	"termin/shared"
 )
 
@@ -28,7 +29,7 @@ func holdSlots(t *testing.T, rng *rand.Rand, pool *pgxpool.Pool, m *holdModel) [
 				start = testNow.Add(-time.Hour)
 			}
 			capacity := 1 + rng.IntN(3)
-			id := insertSlot(t, pool, int64(50+d), start, capacity)
+			id := pgtest.InsertSlot(t, pool, int64(50+d), start, capacity)
 			m.slots[id] = &mSlot{id: id, doctor: int64(50 + d), start: start, end: start.Add(15 * time.Minute),
 				capacity: capacity, closed: closed}
 			ids = append(ids, id)
@@ -158,16 +159,16 @@ func sweep(t *testing.T, store *postgres.Store, m *holdModel) {
 // slot, and no two active rows of one patient at overlapping times.
 func checkActiveCounts(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	n := queryInt(t, pool, `SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
+	n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
         (SELECT count(*) FROM appointment a WHERE s.id = ANY(a.span_slot_ids || a.slot_id) AND a.status IN ('BOOKED', 'HELD'))`)
 	if n != 0 {
 		t.Errorf("%d slots over capacity or with booked_count unequal to their active rows", n)
 	}
-	n = queryInt(t, pool, `SELECT count(*) FROM appointment WHERE status IN ('BOOKED', 'HELD') AND period IS NULL`)
+	n = pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE status IN ('BOOKED', 'HELD') AND period IS NULL`)
 	if n != 0 {
 		t.Errorf("%d active rows without a period: the exclusion constraints cannot see them", n)
 	}
-	n = queryInt(t, pool, `SELECT count(*) FROM appointment a JOIN appointment b
+	n = pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment a JOIN appointment b
         ON a.patient_id = b.patient_id AND a.id < b.id AND a.period && b.period
         WHERE a.status IN ('BOOKED', 'HELD') AND b.status IN ('BOOKED', 'HELD')`)
 	if n != 0 {

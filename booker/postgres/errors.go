@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"errors"
-	"net"
+	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,17 +54,13 @@ func translate(err error) error {
 	return err
 }
 
-// Unavailable reports whether err says the database could not be reached or
-// dropped the connection (a restart, a failover, a cut, too many
-// connections, a cancelled statement): a failure to try again later, not a
-// wrong request and not a bug. Readers answer it with 503 and Retry-After.
-func Unavailable(err error) bool {
+// permanent marks a data error (SQLSTATE class 22, data exception, or 23,
+// integrity violation) that translate did not turn into a decision: the same
+// command fails the same way on every attempt.
+func permanent(err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// 08 connection exception, 53 insufficient resources, 57 operator intervention.
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") || strings.HasPrefix(pgErr.Code, "57")
+	if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")) {
+		return fmt.Errorf("%w: SQLSTATE %s: %s", booker.ErrPermanent, pgErr.Code, pgErr.Message)
 	}
-	var connectErr *pgconn.ConnectError
-	var netErr net.Error
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
+	return err
 }

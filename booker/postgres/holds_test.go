@@ -10,6 +10,7 @@ import (
 
 	"termin/booker"
 	"termin/booker/postgres"
+	"termin/migrations/pgtest"
 	"termin/shared"
 )
 
@@ -35,7 +36,7 @@ func hold(t *testing.T, store *postgres.Store, slot, patient int64, key string) 
 func TestHoldTakesThePlaceUntilConfirmed(t *testing.T) {
 	store, pool := newStore(t)
 	store.HoldTTL = 7 * time.Minute
-	slot := insertSlot(t, pool, 42, future, 1)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 1)
 	h := hold(t, store, slot, 7, "h1")
 	if h.Status != booker.StatusHeld || !h.ExpiresAt.Equal(testNow.Add(7*time.Minute)) {
 		t.Fatalf("hold = %s until %v, want HELD until %v", h.Status, h.ExpiresAt, testNow.Add(7*time.Minute))
@@ -43,7 +44,7 @@ func TestHoldTakesThePlaceUntilConfirmed(t *testing.T) {
 	if o := decideOne(t, store, booker.Op{Book: &booker.BookRequest{SlotID: slot, PatientID: 8, IdempotencyKey: "b"}}); !errors.Is(o.Err, booker.ErrSlotFull) {
 		t.Fatalf("booking a held slot: %v, want SLOT_FULL", o.Err)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM outbox_event`); n != 0 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event`); n != 0 {
 		t.Fatalf("%d messages after a hold, want none before the confirmation", n)
 	}
 	c := decideOne(t, store, booker.Op{Confirm: h.ID})
@@ -53,7 +54,7 @@ func TestHoldTakesThePlaceUntilConfirmed(t *testing.T) {
 	if again := decideOne(t, store, booker.Op{Confirm: h.ID}); again.Err != nil || again.Confirmation.Changed {
 		t.Fatalf("second confirm = %+v, want an unchanged BOOKED", again)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.confirmed'`); n != 1 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.confirmed'`); n != 1 {
 		t.Errorf("%d confirmation messages, want 1", n)
 	}
 	if n := bookedCount(t, pool, slot); n != 1 {
@@ -63,7 +64,7 @@ func TestHoldTakesThePlaceUntilConfirmed(t *testing.T) {
 
 func TestConfirmAfterExpiryFreesThePlaceOnce(t *testing.T) {
 	store, pool := newStore(t)
-	slot := insertSlot(t, pool, 42, future, 1)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 1)
 	h := hold(t, store, slot, 7, "h1")
 	store.Now = func() time.Time { return testNow.Add(postgres.DefaultHoldTTL) }
 	for range 2 {
@@ -74,7 +75,7 @@ func TestConfirmAfterExpiryFreesThePlaceOnce(t *testing.T) {
 	if n := bookedCount(t, pool, slot); n != 0 {
 		t.Fatalf("booked_count = %d after the expiry, want 0", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.expired'`); n != 1 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.expired'`); n != 1 {
 		t.Errorf("%d expiry notices, want 1", n)
 	}
 	if got, err := store.ExpireHolds(context.Background(), 10); err != nil || len(got) != 0 {
@@ -94,7 +95,7 @@ func TestConfirmRacesExpiry(t *testing.T) {
 	const n = 40
 	var holds, slots []int64
 	for i := range n {
-		slot := insertSlot(t, pool, 42, future.Add(time.Duration(i)*time.Hour), 1)
+		slot := pgtest.InsertSlot(t, pool, 42, future.Add(time.Duration(i)*time.Hour), 1)
 		slots, holds = append(slots, slot), append(holds, hold(t, store, slot, int64(100+i), "h").ID)
 	}
 	sweeper := newStoreOn(pool)
@@ -134,7 +135,7 @@ func TestConfirmRacesExpiry(t *testing.T) {
 			t.Errorf("hold %d: booked_count %d, want %d", id, bookedCount(t, pool, slots[i]), want)
 		}
 	}
-	events := queryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type IN ('appointment.confirmed', 'appointment.expired')`)
+	events := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type IN ('appointment.confirmed', 'appointment.expired')`)
 	if events != n {
 		t.Errorf("%d confirmation and expiry messages, want %d", events, n)
 	}
@@ -152,7 +153,7 @@ func TestOnePatientHundredDoctorsAtOnce(t *testing.T) {
 	slots := make([]int64, n)
 	for i := range n {
 		// Starts 0–9 minutes apart: every pair overlaps.
-		slots[i] = insertSlot(t, pool, int64(1000+i), future.Add(time.Duration(i%10)*time.Minute), 1)
+		slots[i] = pgtest.InsertSlot(t, pool, int64(1000+i), future.Add(time.Duration(i%10)*time.Minute), 1)
 	}
 	var res outcomes
 	releaseAll(n, func(i int) {
@@ -176,7 +177,7 @@ func TestOnePatientHundredDoctorsAtOnce(t *testing.T) {
 			t.Errorf("refusal %v, want OVERLAPPING_APPOINTMENT", err)
 		}
 	}
-	if total := queryInt(t, pool, `SELECT sum(booked_count) FROM time_slot`); total != 1 {
+	if total := pgtest.QueryInt(t, pool, `SELECT sum(booked_count) FROM time_slot`); total != 1 {
 		t.Errorf("%d places taken, want 1", total)
 	}
 }
@@ -187,8 +188,8 @@ func TestLongVisitAgainstItsSlots(t *testing.T) {
 	store, pool := newStore(t)
 	for round := range 20 {
 		start := future.Add(time.Duration(round) * time.Hour)
-		first := insertSlot(t, pool, 42, start, 1)
-		second := insertSlot(t, pool, 42, start.Add(15*time.Minute), 1)
+		first := pgtest.InsertSlot(t, pool, 42, start, 1)
+		second := pgtest.InsertSlot(t, pool, 42, start.Add(15*time.Minute), 1)
 		reqs := []booker.BookRequest{
 			{SlotID: first, PatientID: 1, IdempotencyKey: fmt.Sprintf("long%d", round), Minutes: 30},
 			{SlotID: first, PatientID: 2, IdempotencyKey: fmt.Sprintf("a%d", round)},
@@ -214,10 +215,10 @@ func TestLongVisitAgainstItsSlots(t *testing.T) {
 
 func TestLongVisitTakesConsecutiveSlotsAllOrNone(t *testing.T) {
 	store, pool := newStore(t)
-	a := insertSlot(t, pool, 42, future, 1)
-	b := insertSlot(t, pool, 42, future.Add(15*time.Minute), 1)
-	c := insertSlot(t, pool, 42, future.Add(30*time.Minute), 1)
-	gap := insertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	a := pgtest.InsertSlot(t, pool, 42, future, 1)
+	b := pgtest.InsertSlot(t, pool, 42, future.Add(15*time.Minute), 1)
+	c := pgtest.InsertSlot(t, pool, 42, future.Add(30*time.Minute), 1)
+	gap := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 1)
 	if _, err := store.Book(context.Background(), booker.BookRequest{SlotID: c, PatientID: 9, IdempotencyKey: "c"}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func TestLongVisitTakesConsecutiveSlotsAllOrNone(t *testing.T) {
 	if bookedCount(t, pool, a) != 1 || bookedCount(t, pool, b) != 1 || bookedCount(t, pool, gap) != 0 {
 		t.Errorf("counts a=%d b=%d gap=%d, want 1 1 0", bookedCount(t, pool, a), bookedCount(t, pool, b), bookedCount(t, pool, gap))
 	}
-	id := queryInt(t, pool, `SELECT id FROM appointment WHERE patient_id = 1`)
+	id := pgtest.QueryInt(t, pool, `SELECT id FROM appointment WHERE patient_id = 1`)
 	if c := decideOne(t, store, booker.Op{Cancel: int64(id)}); c.Err != nil || !c.Cancellation.Changed {
 		t.Fatalf("cancel the visit: %+v", c)
 	}
@@ -259,7 +260,7 @@ func TestLongVisitTakesConsecutiveSlotsAllOrNone(t *testing.T) {
 // capacity-10 slot are what the slot is for.
 func TestDoctorExclusionScopedToCapacityOne(t *testing.T) {
 	store, pool := newStore(t)
-	solo := insertSlot(t, pool, 42, future, 1)
+	solo := pgtest.InsertSlot(t, pool, 42, future, 1)
 	var skewed int64
 	if err := pool.QueryRow(context.Background(), `INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
         VALUES (42, $1, $2, 1) RETURNING id`, future.Add(5*time.Minute), future.Add(20*time.Minute)).Scan(&skewed); err != nil {
@@ -274,7 +275,7 @@ func TestDoctorExclusionScopedToCapacityOne(t *testing.T) {
 	if o := decideOne(t, store, booker.Op{Book: &booker.BookRequest{SlotID: skewed, PatientID: 3, IdempotencyKey: "c"}}); !errors.Is(o.Err, booker.ErrSlotFull) {
 		t.Errorf("the same through the batch: %v, want SLOT_FULL", o.Err)
 	}
-	vacc := insertSlot(t, pool, 43, future, 10)
+	vacc := pgtest.InsertSlot(t, pool, 43, future, 10)
 	for p := range 10 {
 		if _, err := store.Book(context.Background(), booker.BookRequest{SlotID: vacc, PatientID: int64(10 + p), IdempotencyKey: "v"}); err != nil {
 			t.Fatalf("capacity-10 place %d: %v", p, err)

@@ -12,10 +12,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"termin/booker/postgres"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
+	"termin/gateway/postgres"
 	"termin/migrations"
 )
 
@@ -38,6 +38,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if err := checkAuth(cfg); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg}
 	if err := a.start(ctx); err != nil {
 		a.close()
@@ -53,7 +56,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.ReadConns); err != nil {
 		return err
 	}
-	store := postgres.NewStore(a.db, a.cfg.Zone)
+	reads := postgres.NewReader(a.db, a.cfg.Zone, time.Now)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
@@ -69,14 +72,14 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	front, lists, err := a.shield(dbReads{store}, reg)
+	front, lists, err := a.shield(reads, reg)
 	if err != nil {
 		return err
 	}
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
+		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
 	if err != nil {
 		return err
 	}
@@ -84,6 +87,19 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	go a.server.Serve(a.ln)
+	return nil
+}
+
+// checkAuth fails closed: no gateway starts without a usable secret unless
+// authentication is disabled explicitly, and then it says so loudly.
+func checkAuth(cfg Config) error {
+	if cfg.Auth.Disabled {
+		cfg.Logger.Warn("AUTHENTICATION IS DISABLED (AUTH_DISABLED=1): every caller acts as an admin; development only")
+		return nil
+	}
+	if len(cfg.Auth.Secret) < gwhttp.MinSecretLen {
+		return gwhttp.ErrNoSecret
+	}
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"termin/booker"
 	"termin/gateway"
 )
 
@@ -50,7 +49,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
-	res, err := s.bookings.Book(c, req)
+	res, err := s.bookings.RequestBooking(c, req)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -100,11 +99,11 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 	if !ok {
 		return
 	}
-	if a.Status != booker.StatusCancelled {
+	if a.Status != gateway.StatusCancelled {
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
-		queued, err := s.bookings.Cancel(c, a)
+		queued, err := s.bookings.RequestCancellation(c, a)
 		if err != nil {
 			s.fail(ctx, err)
 			return
@@ -129,18 +128,18 @@ func (s *Server) confirm(ctx *fasthttp.RequestCtx, who principal, param []byte) 
 		return
 	}
 	switch a.Status {
-	case booker.StatusBooked:
-	case booker.StatusHeld:
+	case gateway.StatusBooked:
+	case gateway.StatusHeld:
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
 		var err error
-		if a, err = s.bookings.Confirm(c, a); err != nil {
+		if a, err = s.bookings.RequestConfirmation(c, a); err != nil {
 			s.fail(ctx, err)
 			return
 		}
 	default:
-		s.fail(ctx, booker.ErrHoldExpired)
+		s.fail(ctx, gateway.ErrHoldExpired)
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, toAppointmentJSON(a))
@@ -148,23 +147,25 @@ func (s *Server) confirm(ctx *fasthttp.RequestCtx, who principal, param []byte) 
 
 // loadAppointment reads the appointment of the path and checks that the
 // caller may see it; when it answers false it has written the problem.
+// Another patient's appointment is APPOINTMENT_NOT_FOUND, as in the contract.
 // An id that is not a positive integer is a 400 INVALID_REQUEST that says so
 // rather than a 404: no appointment could ever have such an id.
-func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (booker.Appointment, bool) {
+func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (gateway.Appointment, bool) {
 	id, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("appointment id must be a positive integer"))
-		return booker.Appointment{}, false
+		return gateway.Appointment{}, false
 	}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
-	if err == nil {
-		err = authorize(who, a.PatientID)
+	if err == nil && !who.mayActFor(a.PatientID) {
+		// Exactly the answer of a missing id, so that ids cannot be probed.
+		err = gateway.ErrAppointmentNotFound
 	}
 	if err != nil {
 		s.fail(ctx, err)
-		return booker.Appointment{}, false
+		return gateway.Appointment{}, false
 	}
 	return a, true
 }
@@ -206,33 +207,33 @@ const maxVisitMinutes = 480
 
 // parseBooking reads the body of a booking, with a detail that names the
 // first thing wrong with it.
-func parseBooking(body []byte) (booker.BookRequest, error) {
+func parseBooking(body []byte) (gateway.BookRequest, error) {
 	if len(body) > maxBookingBody {
-		return booker.BookRequest{}, gateway.ErrPayloadTooLarge
+		return gateway.BookRequest{}, gateway.ErrPayloadTooLarge
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return booker.BookRequest{}, invalid(`the body must be a JSON object like {"slotId":1001,"patientId":77}`)
+		return gateway.BookRequest{}, invalid(`the body must be a JSON object like {"slotId":1001,"patientId":77}`)
 	}
 	var b bookingBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return booker.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
+		return gateway.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
 	}
 	if b.SlotID == nil || b.PatientID == nil {
-		return booker.BookRequest{}, invalid("the body must have both slotId and patientId")
+		return gateway.BookRequest{}, invalid("the body must have both slotId and patientId")
 	}
 	slot, ok := parseID(b.SlotID)
 	if !ok {
-		return booker.BookRequest{}, invalid("slotId must be a positive integer")
+		return gateway.BookRequest{}, invalid("slotId must be a positive integer")
 	}
 	patient, ok := parseID(b.PatientID)
 	if !ok {
-		return booker.BookRequest{}, invalid("patientId must be a positive integer")
+		return gateway.BookRequest{}, invalid("patientId must be a positive integer")
 	}
-	req := booker.BookRequest{SlotID: slot, PatientID: patient, Hold: b.Hold != nil && *b.Hold}
+	req := gateway.BookRequest{SlotID: slot, PatientID: patient, Hold: b.Hold != nil && *b.Hold}
 	if b.Minutes != nil {
 		minutes, ok := parseID(b.Minutes)
 		if !ok || minutes > maxVisitMinutes {
-			return booker.BookRequest{}, invalid("minutes must be a positive integer up to 480, a multiple of the slot's length")
+			return gateway.BookRequest{}, invalid("minutes must be a positive integer up to 480, a multiple of the slot's length")
 		}
 		req.Minutes = int(minutes)
 	}

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
+	"termin/gateway"
 )
 
 func TestConfirmRoute(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expires := time.Now().Add(10 * time.Minute)
-	e.reads.appts[7] = booker.Appointment{ID: 7, SlotID: 1001, PatientID: 77, Status: booker.StatusHeld, CreatedAt: createdAt, ExpiresAt: expires}
-	e.reads.appts[8] = booker.Appointment{ID: 8, SlotID: 1001, PatientID: 77, Status: booker.StatusExpired, CreatedAt: createdAt}
+	e.reads.appts[7] = gateway.Appointment{ID: 7, SlotID: 1001, PatientID: 77, Status: gateway.StatusHeld, CreatedAt: createdAt, ExpiresAt: expires}
+	e.reads.appts[8] = gateway.Appointment{ID: 8, SlotID: 1001, PatientID: 77, Status: gateway.StatusExpired, CreatedAt: createdAt}
 	tests := []struct {
 		name, method, path string
 		status             int
@@ -45,7 +45,7 @@ func TestConfirmRoute(t *testing.T) {
 func TestHeldAppointmentShowsExpiresAt(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expires := time.Date(2026, 10, 1, 7, 10, 0, 0, time.UTC)
-	e.reads.appts[7] = booker.Appointment{ID: 7, SlotID: 1001, PatientID: 77, Status: booker.StatusHeld, CreatedAt: createdAt,
+	e.reads.appts[7] = gateway.Appointment{ID: 7, SlotID: 1001, PatientID: 77, Status: gateway.StatusHeld, CreatedAt: createdAt,
 		ExpiresAt: expires, EndAt: expires.Add(time.Hour)}
 	r := e.do(t, req{method: "GET", path: "/api/appointments/7"})
 	expectStatus(t, r, 200)

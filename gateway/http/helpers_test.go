@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
 	"sync"
+	"termin/shared"
 	"testing"
 	"time"
 
@@ -17,7 +19,6 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
-	"termin/booker"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 )
@@ -26,13 +27,13 @@ import (
 // a test sets; unset functions book appointment 9001 and cancel at once.
 type fakeBookings struct {
 	mu       sync.Mutex
-	bookFn   func(booker.BookRequest) (gateway.BookingResult, error)
-	cancelFn func(booker.Appointment) (bool, error)
-	books    []booker.BookRequest
+	bookFn   func(gateway.BookRequest) (gateway.BookingResult, error)
+	cancelFn func(gateway.Appointment) (bool, error)
+	books    []gateway.BookRequest
 	cancels  []int64
 }
 
-func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.BookingResult, error) {
+func (f *fakeBookings) RequestBooking(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
 	f.mu.Lock()
 	f.books = append(f.books, req)
 	fn := f.bookFn
@@ -40,12 +41,12 @@ func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.
 	if fn != nil {
 		return fn(req)
 	}
-	return gateway.BookingResult{Appointment: booker.Appointment{
-		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked, CreatedAt: createdAt,
+	return gateway.BookingResult{Appointment: gateway.Appointment{
+		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: gateway.StatusBooked, CreatedAt: createdAt,
 	}}, nil
 }
 
-func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, error) {
+func (f *fakeBookings) RequestCancellation(_ context.Context, a gateway.Appointment) (bool, error) {
 	f.mu.Lock()
 	f.cancels = append(f.cancels, a.ID)
 	fn := f.cancelFn
@@ -56,16 +57,16 @@ func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, er
 	return false, nil
 }
 
-// Confirm books the hold at once.
-func (f *fakeBookings) Confirm(_ context.Context, a booker.Appointment) (booker.Appointment, error) {
-	a.Status, a.ExpiresAt = booker.StatusBooked, time.Time{}
+// RequestConfirmation books the hold at once.
+func (f *fakeBookings) RequestConfirmation(_ context.Context, a gateway.Appointment) (gateway.Appointment, error) {
+	a.Status, a.ExpiresAt = gateway.StatusBooked, time.Time{}
 	return a, nil
 }
 
-func (f *fakeBookings) bookCalls() []booker.BookRequest {
+func (f *fakeBookings) bookCalls() []gateway.BookRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]booker.BookRequest(nil), f.books...)
+	return append([]gateway.BookRequest(nil), f.books...)
 }
 
 func (f *fakeBookings) cancelCalls() []int64 {
@@ -76,25 +77,25 @@ func (f *fakeBookings) cancelCalls() []int64 {
 
 // fakeReads serves fixed slots and appointments.
 type fakeReads struct {
-	slots map[int64][]booker.Slot
-	appts map[int64]booker.Appointment
+	slots map[int64][]gateway.Slot
+	appts map[int64]gateway.Appointment
 	err   error
 }
 
-func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ booker.Date) ([]booker.Slot, error) {
+func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ shared.Date) ([]gateway.Slot, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	return f.slots[doctorID], nil
 }
 
-func (f *fakeReads) Appointment(_ context.Context, id int64) (booker.Appointment, error) {
+func (f *fakeReads) Appointment(_ context.Context, id int64) (gateway.Appointment, error) {
 	if f.err != nil {
-		return booker.Appointment{}, f.err
+		return gateway.Appointment{}, f.err
 	}
 	a, ok := f.appts[id]
 	if !ok {
-		return booker.Appointment{}, booker.ErrAppointmentNotFound
+		return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 	}
 	return a, nil
 }
@@ -107,26 +108,49 @@ type env struct {
 	reads  *fakeReads
 	secret []byte
 	client *fasthttp.HostClient
+	dial   func() (net.Conn, error)
+	logs   *lockedBuffer
 }
 
-// options of newEnv.
+// options of newEnv. Without a secret authentication is disabled.
 type envOptions struct {
-	secret []byte
-	ready  func(context.Context) error
+	secret   []byte
+	ready    func(context.Context) error
+	issuer   string
+	audience string
+}
+
+// lockedBuffer collects the server's log for tests that look for leaks.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	e := &env{books: &fakeBookings{}, reads: &fakeReads{
-		slots: map[int64][]booker.Slot{},
-		appts: map[int64]booker.Appointment{
-			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt},
-			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt},
+		slots: map[int64][]gateway.Slot{},
+		appts: map[int64]gateway.Appointment{
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt},
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt},
 		},
-	}, secret: opts.secret}
+	}, secret: opts.secret, logs: &lockedBuffer{}}
+	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
-		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(),
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)),
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
@@ -144,6 +168,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+	e.dial = ln.Dial
 	e.client = &fasthttp.HostClient{Addr: "gateway.test", Dial: func(string) (net.Conn, error) { return ln.Dial() }}
 	return e
 }
@@ -270,5 +295,8 @@ func (e *env) bearer(t *testing.T, sub, role string) map[string]string {
 	tok := token(t, e.secret, jwt.MapClaims{"sub": sub, "role": role, "exp": time.Now().Add(time.Hour).Unix()})
 	return map[string]string{"Authorization": "Bearer " + tok}
 }
+
+// noAuth is the configuration of tests that are not about authentication.
+var noAuth = gwhttp.AuthConfig{Disabled: true}
 
 var errBoom = errors.New("boom: connection to 10.0.0.7 refused")

@@ -2,11 +2,11 @@ package http
 
 import (
 	"encoding/json"
+	"termin/gateway"
+	"termin/shared"
 	"time"
 
 	"github.com/valyala/fasthttp"
-
-	"termin/booker"
 )
 
 // appointmentJSON is an appointment as the API shows it.
@@ -22,7 +22,7 @@ type appointmentJSON struct {
 	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
-func toAppointmentJSON(a booker.Appointment) appointmentJSON {
+func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 	j := appointmentJSON{
 		ID:        a.ID,
 		SlotID:    a.SlotID,
@@ -33,7 +33,7 @@ func toAppointmentJSON(a booker.Appointment) appointmentJSON {
 	if !a.EndAt.IsZero() {
 		j.EndAt = formatTime(a.EndAt)
 	}
-	if a.Status == booker.StatusHeld && !a.ExpiresAt.IsZero() {
+	if a.Status == gateway.StatusHeld && !a.ExpiresAt.IsZero() {
 		j.ExpiresAt = formatTime(a.ExpiresAt)
 	}
 	return j
@@ -64,7 +64,7 @@ type slotsJSON struct {
 	Slots    []slotJSON `json:"slots"`
 }
 
-func toSlotsJSON(doctorID int64, day booker.Date, slots []booker.Slot) slotsJSON {
+func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot) slotsJSON {
 	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
 	for _, sl := range slots {
 		out.Slots = append(out.Slots, slotJSON{
