@@ -21,4 +21,8 @@ var (
 	ErrTooManyAppointments = shared.NewError(shared.CodeTooManyAppointments, "patient holds as many upcoming appointments as allowed")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
+	ErrOverlapping         = shared.NewError(shared.CodeOverlappingAppointment, "the patient already has an active appointment at an overlapping time")
+	ErrBadSpan             = shared.NewError(shared.CodeInvalidRequest, "minutes must be a multiple of the slot's length")
+	ErrSpanTaken           = shared.NewError(shared.CodeSlotFull, "the following slots of a longer visit are not all free")
 )

@@ -298,7 +298,8 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 		}
 	case d.Code == shared.Booked && !d.Replay:
 		ln.left = d.Left // as the booker saw it; announcements may also have told it
-	case d.Code == shared.CodeSlotFull:
+	case d.Code == shared.CodeSlotFull && d.Minutes == 0:
+		// A longer visit refused as full may have found only a following slot taken.
 		ln.left = 0
 	}
 	r.closeLocked(t, d, err)

@@ -21,7 +21,7 @@ func TestCapsOnUpcomingAppointments(t *testing.T) {
 	var d42, d43 []int64
 	for i := range 4 {
 		d42 = append(d42, pgtest.InsertSlot(t, pool, 42, future.Add(time.Duration(i)*time.Hour), 5))
-		d43 = append(d43, pgtest.InsertSlot(t, pool, 43, future.Add(time.Duration(i)*time.Hour), 5))
+		d43 = append(d43, pgtest.InsertSlot(t, pool, 43, future.Add(time.Duration(10+i)*time.Hour), 5)) // no overlaps
 	}
 	book := func(patient, slot int64, key string) booker.Op {
 		return booker.Op{Book: &booker.BookRequest{SlotID: slot, PatientID: patient, IdempotencyKey: key}}

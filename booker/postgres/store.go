@@ -16,6 +16,18 @@ type Store struct {
 	Now func() time.Time
 	// Caps bounds a patient's upcoming appointments; zero fields are off.
 	Caps Caps
+	// HoldTTL is how long a hold lasts unless confirmed; zero is DefaultHoldTTL.
+	HoldTTL time.Duration
+}
+
+// DefaultHoldTTL is how long a hold lasts when HoldTTL is not set.
+const DefaultHoldTTL = 10 * time.Minute
+
+func (s *Store) holdTTL() time.Duration {
+	if s.HoldTTL > 0 {
+		return s.HoldTTL
+	}
+	return DefaultHoldTTL
 }
 
 // Caps bounds the upcoming (not yet started) BOOKED appointments a patient

@@ -54,6 +54,12 @@ func TestBookValidation(t *testing.T) {
 		{"slotIds not integers", "k1", `{"slotIds":[1,"2"],"patientId":77}`, 400, "INVALID_REQUEST", "distinct positive"},
 		{"slotIds not an array", "k1", `{"slotIds":5,"patientId":77}`, 400, "INVALID_REQUEST", "not valid JSON"},
 		{"5000-byte body", "k1", paddedBody(5000), 413, "PAYLOAD_TOO_LARGE", "4 KiB"},
+		{"hold not a boolean", "k1", `{"slotId":1001,"patientId":77,"hold":"yes"}`, 400, "INVALID_REQUEST", "not valid JSON"},
+		{"zero minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":0}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"negative minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":-30}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"fractional minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":30.5}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"string minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":"30"}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"minutes over a working day", "k1", `{"slotId":1001,"patientId":77,"minutes":481}`, 400, "INVALID_REQUEST", "minutes must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +106,15 @@ func TestBookParsesAlternatives(t *testing.T) {
 		if calls := e.books.bookCalls(); !reflect.DeepEqual(calls[len(calls)-1], c.want) {
 			t.Errorf("%s: Book got %+v, want %+v", c.body, calls[len(calls)-1], c.want)
 		}
+	}
+}
+
+func TestBookPassesHoldAndMinutes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	expectStatus(t, e.book(t, "hold-1", `{"slotId":1001,"patientId":77,"hold":true,"minutes":30}`, nil), 201)
+	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: "hold-1", Hold: true, Minutes: 30}
+	if calls := e.books.bookCalls(); len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
+		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
 	}
 }
 
