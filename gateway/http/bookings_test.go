@@ -52,6 +52,7 @@ func TestBookValidation(t *testing.T) {
 		{"21 slotIds", "k1", `{"slotIds":[` + strings.Repeat("1,", 20) + `1],"patientId":77}`, 400, "INVALID_REQUEST", "1 to 20"},
 		{"slotIds twice the same", "k1", `{"slotIds":[1,2,1],"patientId":77}`, 400, "INVALID_REQUEST", "distinct positive"},
 		{"slotIds not integers", "k1", `{"slotIds":[1,"2"],"patientId":77}`, 400, "INVALID_REQUEST", "distinct positive"},
+		{"slotIds with a hold", "k1", `{"slotIds":[1,2],"patientId":77,"hold":true}`, 400, "INVALID_REQUEST", "cannot be combined"},
 		{"slotIds not an array", "k1", `{"slotIds":5,"patientId":77}`, 400, "INVALID_REQUEST", "not valid JSON"},
 		{"5000-byte body", "k1", paddedBody(5000), 413, "PAYLOAD_TOO_LARGE", "4 KiB"},
 		{"hold not a boolean", "k1", `{"slotId":1001,"patientId":77,"hold":"yes"}`, 400, "INVALID_REQUEST", "not valid JSON"},
