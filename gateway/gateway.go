@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"termin/shared"
@@ -32,6 +33,8 @@ var (
 	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrMixedDoctors        = shared.NewError(shared.CodeInvalidRequest, "slotIds must all be slots of one doctor")
+	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
 )
 
 // Slot is what the gateway reads of a slot: enough to route a booking to its
@@ -58,7 +61,9 @@ type Status string
 // The two states an appointment can be in.
 const (
 	StatusBooked    Status = "BOOKED"
+	StatusHeld      Status = "HELD"
 	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
 )
 
 // Appointment is one patient's place in one slot.
@@ -68,17 +73,57 @@ type Appointment struct {
 	PatientID int64
 	Status    Status
 	CreatedAt time.Time
+	// ExpiresAt is a hold's end, zero unless HELD; EndAt is the end of the
+	// appointment's time (a longer visit's last slot), zero when unknown.
+	ExpiresAt time.Time
+	EndAt     time.Time
 }
 
 // BookRequest is a patient's click on "book"; the key is the client's, per
 // click and patient, so that a repeat of the click is the same request.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// patient named alternatives; nil for one slot. The booking takes the
+	// first of them with a free place when its turn comes.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
+	// Hold asks for a hold (HELD until confirmed); Minutes for a longer
+	// visit taking the slot and the doctor's following ones (0: the slot).
+	Hold    bool
+	Minutes int
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
+}
+
+// NewBookRequest is the request for the first free of slots, in that order.
+func NewBookRequest(slots []int64, patientID int64) BookRequest {
+	req := BookRequest{SlotID: slots[0], PatientID: patientID}
+	if len(slots) > 1 {
+		req.SlotIDs = slots
+	}
+	return req
+}
+
+// Names reports whether the request names the slot, as its slot or one of
+// its alternatives.
+func (r BookRequest) Names(slotID int64) bool {
+	return slotID == r.SlotID || slices.Contains(r.SlotIDs, slotID)
+}
+
+// command is the request as it travels to the booker: a request naming
+// alternatives at their version, so that a booker that does not know them
+// refuses it instead of booking its first slot alone.
+func (r BookRequest) command() shared.Command {
+	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, r.Hold, r.Minutes), Kind: shared.KindBook,
+		SlotID: r.SlotID, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey, TraceID: r.TraceID,
+		Hold: r.Hold, Minutes: r.Minutes}
+	if len(r.SlotIDs) > 0 {
+		cmd.V, cmd.SlotIDs = shared.VersionAlternatives, r.SlotIDs
+	}
+	return cmd
 }
 
 // BookingResult is what became of a booking request within the reply budget.
@@ -103,6 +148,9 @@ type Bookings interface {
 	// RequestCancellation queues the cancellation of a and waits for it within
 	// the reply budget; queued is true when it is accepted but not yet applied.
 	RequestCancellation(ctx context.Context, a Appointment) (queued bool, err error)
+	// RequestConfirmation queues the confirmation of the hold a and returns
+	// the booked appointment; a hold that has ended is ErrHoldExpired.
+	RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.

@@ -26,12 +26,6 @@ func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.
 	if ttl <= 0 {
 		ttl = defaultOfferTTL
 	}
-	var holds bool
-	if err := a.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
-        WHERE table_name = 'appointment' AND column_name = 'expires_at')`).Scan(&holds); err != nil || !holds {
-		a.cfg.Logger.Warn("waitlist offers off: the schema has no holds", "err", err)
-		return nil
-	}
 	cons, err := waitlist.Setup(ctx, js, a.cfg.Stream.Namespace)
 	if err != nil {
 		return err

@@ -69,8 +69,10 @@ type kind struct {
 
 func (l language) kind(typ string) (kind, bool) {
 	switch typ {
-	case outbox.SubjectBooked:
+	case outbox.SubjectBooked, outbox.SubjectConfirmed:
 		return kind{l.subjectBooked, l.booked, l.cancelHint, l.smsBooked, MethodRequest}, true
+	case outbox.SubjectExpired:
+		return kind{l.subjectExpired, l.expired, l.rebookHint, l.smsExpired, ""}, true
 	case outbox.SubjectCancelled:
 		return kind{l.subjectCancelled, l.cancelled, l.rebookHint, l.smsCancelled, MethodCancel}, true
 	case SubjectReminder:
@@ -155,6 +157,9 @@ type language struct {
 	cancelHint, rebookHint  string // cancelHint has the link
 	smsBooked, smsCancelled string // date, doctor, link
 	smsReminder             string
+	subjectExpired          string
+	expired                 string
+	smsExpired              string // date, doctor, link
 	signOff                 string
 }
 

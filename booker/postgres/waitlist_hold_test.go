@@ -1,7 +1,3 @@
-//go:build holds
-
-// These tests need the holds of migration 00005 (branch i17); until it is
-// merged they build only with -tags holds. Drop the tag once it is.
 package postgres_test
 
 import (

@@ -26,6 +26,7 @@ const (
 	routeSchedule
 	routeWaitlist
 	routeWaitlistEntry
+	routeConfirm
 	numRoutes
 )
 
@@ -58,6 +59,7 @@ var routes = [numRoutes]route{
 	routeSchedule:      {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
+	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -70,6 +72,7 @@ var (
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
 	waitlistPrefix    = []byte("/api/waitlist/")
+	confirmSuffix     = []byte("/confirm")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -92,8 +95,13 @@ func matchRoute(path []byte) (routeID, []byte) {
 	if id, ok := bytes.CutPrefix(path, waitlistPrefix); ok && isSegment(id) {
 		return routeWaitlistEntry, id
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
-		return routeAppointment, id
+	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(id) {
+			return routeAppointment, id
+		}
+		if id, ok := bytes.CutSuffix(id, confirmSuffix); ok && isSegment(id) {
+			return routeConfirm, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
