@@ -15,14 +15,17 @@ func OneByOne(svc Service) BatchService { return oneByOne{svc} }
 
 type oneByOne struct{ svc Service }
 
-// Decide books and cancels op by op, in order.
+// Decide books, moves and cancels op by op, in order.
 func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 	out := make([]Outcome, len(ops))
 	for i, op := range ops {
 		var err error
-		if op.Book != nil {
+		switch {
+		case op.Book != nil:
 			out[i].Booking, err = o.svc.Book(ctx, *op.Book)
-		} else {
+		case op.Reschedule != nil:
+			out[i].Rescheduling, err = o.svc.Reschedule(ctx, *op.Reschedule)
+		default:
 			out[i].Cancellation, err = o.svc.Cancel(ctx, op.Cancel)
 		}
 		var refused *shared.Error

@@ -11,4 +11,7 @@ var (
 	ErrAlreadyBooked       = shared.NewError(shared.CodeAlreadyBooked, "patient already holds a place in this slot")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrAppointmentPast     = shared.NewError(shared.CodeAppointmentPast, "the appointment has started; it can no longer be cancelled or moved")
+	ErrCancelCutoff        = shared.NewError(shared.CodeCancelCutoffPassed, "the appointment starts too soon to be cancelled or moved; please call the practice")
+	ErrAppointmentCanceled = shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; book a new one instead")
 )

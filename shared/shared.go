@@ -38,6 +38,13 @@ const (
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeInternal              Code = "INTERNAL"
+
+	// CodeAppointmentPast refuses to cancel or move an appointment that has
+	// started; CodeCancelCutoffPassed one that starts within the practice's
+	// cancellation cutoff; CodeAppointmentCancelled one that is cancelled.
+	CodeAppointmentPast      Code = "APPOINTMENT_PAST"
+	CodeCancelCutoffPassed   Code = "CANCEL_CUTOFF_PASSED"
+	CodeAppointmentCancelled Code = "APPOINTMENT_CANCELLED"
 )
 
 // Error is an error with a code, so that a decision made in the booker keeps
@@ -65,11 +72,14 @@ func CodeOf(err error) Code {
 // Kind says what a Command asks for.
 type Kind string
 
-// The two kinds of command. Cancellations go through the same queue as
-// bookings so that every write to a slot row is decided in the booker.
+// The kinds of command. Cancellations and reschedules go through the same
+// queue as bookings so that every write to a slot row is decided in the
+// booker. A reschedule travels on the new slot's doctor subject and is routed
+// by the new slot, so it is decided in order with that slot's bookings.
 const (
-	KindBook   Kind = "book"
-	KindCancel Kind = "cancel"
+	KindBook       Kind = "book"
+	KindCancel     Kind = "cancel"
+	KindReschedule Kind = "reschedule"
 )
 
 // Command is a booking or cancellation request waiting in the booking stream.
@@ -87,13 +97,18 @@ type Command struct {
 	TraceID string `json:"traceId,omitempty"`
 }
 
-// Appointment is an appointment as it travels in a Decision.
+// Appointment is an appointment as it travels in a Decision. The slot's
+// doctor and times are set where the booker knew them (a new booking, a
+// reschedule), so that the gateway can answer with them without a read.
 type Appointment struct {
 	ID        int64  `json:"id"`
 	SlotID    int64  `json:"slotId"`
 	PatientID int64  `json:"patientId"`
 	Status    string `json:"status"`
 	CreatedAt string `json:"createdAt"`
+	DoctorID  int64  `json:"doctorId,omitempty"`
+	StartAt   string `json:"startAt,omitempty"`
+	EndAt     string `json:"endAt,omitempty"`
 }
 
 // Decision is the booker's answer to a Command: an outcome code, and the
@@ -123,6 +138,19 @@ func Subject(prefix string, doctorID int64) string {
 // their key, so that a repeat published by any gateway is dropped by the stream.
 func BookingMsgID(patientID int64, key string) string {
 	return "book." + strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// RescheduleMsgID is the de-duplication id of a reschedule: the patient and
+// their key, apart from bookings' ids.
+func RescheduleMsgID(patientID int64, key string) string {
+	return "reschedule." + strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// RescheduleDecisionKey is where the decision of a reschedule key is kept in
+// the decisions bucket. The "r." cannot clash with a booking's key, which
+// holds no dot.
+func RescheduleDecisionKey(patientID int64, key string) string {
+	return strconv.FormatInt(patientID, 10) + ".r." + key
 }
 
 // CancelMsgID is the de-duplication id of a cancellation.

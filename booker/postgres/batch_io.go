@@ -3,9 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"termin/booker"
 )
 
 // Every statement here reaches time_slot through its primary key with
@@ -24,13 +26,24 @@ import (
 func (b *batch) read(ctx context.Context) error {
 	var patients, slots, appts []int64
 	var keys []string
+	var moves batchMoves
 	for _, op := range b.ops {
-		if op.Book != nil {
+		switch {
+		case op.Book != nil:
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
 			slots = append(slots, op.Book.SlotID)
-		} else {
+		case op.Reschedule != nil:
+			moves.add(*op.Reschedule)
+			appts = append(appts, op.Reschedule.AppointmentID)
+		default:
 			appts = append(appts, op.Cancel)
 		}
+	}
+	// A move's new slot is locked and its holders read like a booking's.
+	holdSlots, holdPatients := slots, patients
+	if len(moves.patients) > 0 {
+		holdSlots = append(slices.Clip(slots), moves.slots...)
+		holdPatients = append(slices.Clip(patients), moves.patients...)
 	}
 	q := &pgx.Batch{}
 	q.Queue(`
@@ -42,12 +55,15 @@ func (b *batch) read(ctx context.Context) error {
         SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
         FROM time_slot
         WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2)))
-        ORDER BY id FOR UPDATE`, slots, appts, b.now)
+        ORDER BY id FOR UPDATE`, holdSlots, appts, b.now)
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, patients)
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, holdSlots, holdPatients)
+	if len(moves.patients) > 0 {
+		q.Queue(movedSQL, moves.patients, moves.keys)
+	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -59,7 +75,22 @@ func (b *batch) read(ctx context.Context) error {
 	if err := b.readHolders(res); err != nil {
 		return fmt.Errorf("postgres: batch holders: %w", err)
 	}
+	if len(moves.patients) > 0 {
+		if err := b.readMoved(res); err != nil {
+			return fmt.Errorf("postgres: batch reschedule keys: %w", err)
+		}
+	}
 	return res.Close()
+}
+
+// batchMoves are the reschedules' columns of the batch's read.
+type batchMoves struct {
+	patients, slots []int64
+	keys            []string
+}
+
+func (m *batchMoves) add(r booker.RescheduleRequest) {
+	m.patients, m.slots, m.keys = append(m.patients, r.PatientID), append(m.slots, r.SlotID), append(m.keys, r.IdempotencyKey)
 }
 
 func (b *batch) readKnown(res pgx.BatchResults) error {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"termin/booker"
@@ -10,12 +11,14 @@ import (
 
 // cancelSQL frees the place only when the appointment really moves from BOOKED
 // to CANCELLED in this statement: a second cancel matches no row and changes
-// nothing (seed, section 5.3).
+// nothing (seed, section 5.3). Nor does a cancel of an appointment starting
+// at or before $2 (now, plus the cutoff): it has started or is too close.
 const cancelSQL = `
 WITH c AS (
-    UPDATE appointment SET status = 'CANCELLED', cancelled_at = now()
-    WHERE id = $1 AND status = 'BOOKED'
-    RETURNING id, slot_id, patient_id, created_at
+    UPDATE appointment a SET status = 'CANCELLED', cancelled_at = now()
+    WHERE a.id = $1 AND a.status = 'BOOKED'
+      AND EXISTS (SELECT 1 FROM time_slot t WHERE t.id = a.slot_id AND t.start_at > $2)
+    RETURNING a.id, a.slot_id, a.patient_id, a.created_at
 ), s AS (
     UPDATE time_slot t SET booked_count = t.booked_count - 1
     FROM c WHERE t.id = c.slot_id
@@ -30,14 +33,29 @@ WITH c AS (
 SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places, s.doctor_id, s.start_at FROM c, s`
 
 // Cancel cancels the appointment. Cancelling one that is already cancelled is
-// not an error: the result says Changed = false and nothing was touched.
+// not an error: the result says Changed = false and nothing was touched. One
+// that has started, or starts within the cutoff, is refused and kept.
 func (s *Store) Cancel(ctx context.Context, id int64) (booker.Cancellation, error) {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
-	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
+	now := s.Now()
+	err := s.pool.QueryRow(ctx, cancelSQL, id, now.Add(s.Rules.Cutoff)).
+		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		a, err := s.Appointment(ctx, id)
+		if err == nil {
+			err = s.unchanged(a, now)
+		}
 		return booker.Cancellation{Appointment: a}, err
 	}
 	return c, translate(err)
+}
+
+// unchanged explains a cancel that matched no row: nil for an appointment
+// cancelled before, else the rule that kept it.
+func (s *Store) unchanged(a booker.Appointment, now time.Time) error {
+	if a.Status == booker.StatusCancelled {
+		return nil
+	}
+	return refusedCancel(s.Rules, a, now)
 }

@@ -9,12 +9,20 @@ import (
 	"termin/booker"
 )
 
-// Appointment reads one appointment by id.
-func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
+// appointmentColumns are an appointment's columns with its slot's doctor and
+// times, for a query over appointment a JOIN time_slot t.
+const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at, t.doctor_id, t.start_at, t.end_at`
+
+func scanAppointment(row pgx.Row) (booker.Appointment, error) {
 	var a booker.Appointment
-	err := s.pool.QueryRow(ctx, `
-        SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`, id).
-		Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt)
+	return a, err
+}
+
+// Appointment reads one appointment by id, with its slot's doctor and times.
+func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
+	a, err := scanAppointment(s.pool.QueryRow(ctx, `
+        SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return booker.Appointment{}, booker.ErrAppointmentNotFound
 	}
@@ -25,11 +33,13 @@ func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, 
 }
 
 // ListSlots returns the doctor's slots of one calendar day in the store's zone
-// that have not started and still have a free place, by start time.
+// that have not started and still have a free place, by start time, each
+// with the moment it opens for booking (the zero time: open now).
 func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error) {
 	from, to := day.Bounds(s.zone)
 	rows, err := s.pool.Query(ctx, `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
+               greatest(opens_at, '0001-01-01 00:00:00+00')
         FROM time_slot
         WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
           AND start_at > $4 AND booked_count < capacity
@@ -40,7 +50,7 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) 
 	}
 	slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booker.Slot, error) {
 		var sl booker.Slot
-		err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
+		err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
 		return sl, err
 	})
 	if err != nil {

@@ -14,6 +14,8 @@ type Store struct {
 	zone *time.Location
 	// Now is the clock that decides whether a slot has started; tests replace it.
 	Now func() time.Time
+	// Rules decide when an appointment may still be cancelled or moved.
+	Rules booker.CancelRules
 }
 
 var _ booker.Service = (*Store)(nil)
