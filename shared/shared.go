@@ -18,8 +18,9 @@ type Code string
 
 // Outcomes of a decision, and the errors of the HTTP API.
 const (
-	Booked    Code = "BOOKED"
-	Cancelled Code = "CANCELLED"
+	Booked      Code = "BOOKED"
+	Cancelled   Code = "CANCELLED"
+	Rescheduled Code = "RESCHEDULED"
 
 	CodeInvalidRequest        Code = "INVALID_REQUEST"
 	CodePayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"

@@ -42,6 +42,15 @@ func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) {
 		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left})
 }
 
+// Moved announces both slots of a reschedule: the new one's places after
+// the move, and the room it made in the old one.
+func (a *Announcer) Moved(ctx context.Context, r booker.Rescheduling) {
+	a.send(ctx, shared.SlotState{SlotID: r.SlotID, DoctorID: r.DoctorID,
+		StartAt: r.StartAt.UTC().Format(time.RFC3339), Left: r.Left})
+	a.send(ctx, shared.SlotState{SlotID: r.FromSlotID, DoctorID: r.FromDoctorID,
+		StartAt: r.FromStartAt.UTC().Format(time.RFC3339), Left: r.FromLeft})
+}
+
 // Refused re-announces a full slot after a SLOT_FULL decision, at most once per
 // Refresh, which keeps the gateways' marks alive during a burst.
 func (a *Announcer) Refused(ctx context.Context, slotID int64) {

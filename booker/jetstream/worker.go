@@ -111,10 +111,10 @@ func (p *pending) overlaps(batch []*entry) bool {
 func (e *entry) key() string { return commandKey(e.cmd) }
 
 func commandKey(cmd shared.Command) string {
-	if cmd.Kind == shared.KindCancel {
-		return shared.CancelMsgID(cmd.AppointmentID)
+	if key, ok := recordKey(cmd); ok {
+		return key
 	}
-	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
+	return shared.CancelMsgID(cmd.AppointmentID)
 }
 
 // parse reads a pulled message once; the entry carries the command through
@@ -143,7 +143,9 @@ func validate(cmd shared.Command) error {
 		return fmt.Errorf("%w: booking without slot, patient or key", errMalformed)
 	case cmd.Kind == shared.KindCancel && cmd.AppointmentID <= 0:
 		return fmt.Errorf("%w: cancellation without appointment", errMalformed)
-	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel:
+	case cmd.Kind == shared.KindReschedule && (cmd.AppointmentID <= 0 || cmd.SlotID <= 0 || cmd.PatientID <= 0 || cmd.IdempotencyKey == ""):
+		return fmt.Errorf("%w: reschedule without appointment, slot, patient or key", errMalformed)
+	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel && cmd.Kind != shared.KindReschedule:
 		return fmt.Errorf("%w: kind %q", errMalformed, cmd.Kind)
 	}
 	return nil
@@ -161,8 +163,8 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 }
 
 func (w *Worker) finish(ctx context.Context, e *entry) {
-	if e.err == nil && e.cmd.Kind == shared.KindBook && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
-		e.decision, e.err = w.record(ctx, shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey), e.decision)
+	if key, ok := recordKey(e.cmd); ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
+		e.decision, e.err = w.record(ctx, key, e.decision)
 	}
 	switch dispose(e.err) {
 	case ack:
