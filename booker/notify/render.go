@@ -27,23 +27,35 @@ type Message struct {
 }
 
 // Render writes the message for an appointment event. Date and time are given
-// in zone (the clinic's); the doctor by id, which is all the event knows.
-func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Location) (Message, error) {
+// in zone (the clinic's); the doctor by doctorName, or by id when the doctor
+// has no name on record.
+func Render(ev outbox.Event, a outbox.Appointment, c Contact, doctorName string, zone *time.Location) (Message, error) {
 	l, ok := languages[c.Language]
 	if !ok {
 		l = languages["de"]
 	}
 	start, end := a.StartAt.In(zone), a.EndAt.In(zone)
 	when := l.shortDate(start) + ", " + l.clock(start)
-	doctor := fmt.Sprintf(l.doctor, a.DoctorID)
-	var intro, hint, short string
+	doctor := strings.TrimSpace(doctorName)
+	if doctor == "" {
+		doctor = fmt.Sprintf(l.doctor, a.DoctorID)
+	}
+	var subject, intro, hint, short string
 	switch ev.Type {
 	case outbox.SubjectBooked:
-		intro, hint = l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
+		subject, intro, hint = l.subjectBooked, l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
 		short = fmt.Sprintf(l.smsBooked, when, doctor, a.AppointmentID)
 	case outbox.SubjectCancelled:
-		intro, hint = l.cancelled, l.rebookHint
+		subject, intro, hint = l.subjectCancelled, l.cancelled, l.rebookHint
 		short = fmt.Sprintf(l.smsCancelled, when, doctor)
+	case outbox.SubjectRescheduled:
+		if a.FromStartAt == nil {
+			return Message{}, fmt.Errorf("%s without fromStartAt", ev.Type)
+		}
+		was := a.FromStartAt.In(zone)
+		subject, hint = l.subjectMoved, fmt.Sprintf(l.cancelHint, a.AppointmentID)
+		intro = fmt.Sprintf(l.moved, l.shortDate(was)+", "+l.clock(was))
+		short = fmt.Sprintf(l.smsMoved, when, doctor, a.AppointmentID)
 	default:
 		return Message{}, fmt.Errorf("no message for event type %q", ev.Type)
 	}
@@ -51,10 +63,6 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Locatio
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), intro)
 	fmt.Fprintf(&b, l.details, l.longDate(start), l.span(start, end), doctor, a.AppointmentID)
 	fmt.Fprintf(&b, "\n\n%s\n\n%s\n", hint, l.signOff)
-	subject := l.subjectBooked
-	if ev.Type == outbox.SubjectCancelled {
-		subject = l.subjectCancelled
-	}
 	return Message{Ref: ev.ID, Subject: subject + ": " + when, Body: b.String(), Short: short}, nil
 }
 
@@ -66,11 +74,14 @@ type language struct {
 	hello, helloName        string
 	subjectBooked           string
 	subjectCancelled        string
+	subjectMoved            string
 	booked, cancelled       string
+	moved                   string // with the old date and time
 	details                 string // date, time span, doctor, appointment number
 	doctor                  string
 	cancelHint, rebookHint  string
 	smsBooked, smsCancelled string
+	smsMoved                string
 	signOff                 string
 }
 

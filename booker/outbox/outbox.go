@@ -16,9 +16,10 @@ import (
 
 // The stream and subjects of the domain events. An event's subject is its type.
 const (
-	StreamName       = "EVENTS"
-	SubjectBooked    = "appointment.booked"
-	SubjectCancelled = "appointment.cancelled"
+	StreamName         = "EVENTS"
+	SubjectBooked      = "appointment.booked"
+	SubjectCancelled   = "appointment.cancelled"
+	SubjectRescheduled = "appointment.rescheduled"
 )
 
 // Event is the envelope of one outbox row on the stream. ID is the row's id and
@@ -30,8 +31,9 @@ type Event struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// Appointment is the Data of appointment.booked and appointment.cancelled, as
-// booker/postgres writes it: the appointment and the slot it holds or held.
+// Appointment is the Data of the appointment events, as booker/postgres
+// writes it: the appointment and the slot it holds or held. A reschedule's
+// event holds the new slot, and the old one in the From fields.
 type Appointment struct {
 	AppointmentID int64      `json:"appointmentId"`
 	SlotID        int64      `json:"slotId"`
@@ -41,6 +43,10 @@ type Appointment struct {
 	EndAt         time.Time  `json:"endAt"`
 	CreatedAt     *time.Time `json:"createdAt,omitempty"`
 	CancelledAt   *time.Time `json:"cancelledAt,omitempty"`
+	FromSlotID    int64      `json:"fromSlotId,omitempty"`
+	FromDoctorID  int64      `json:"fromDoctorId,omitempty"`
+	FromStartAt   *time.Time `json:"fromStartAt,omitempty"`
+	FromEndAt     *time.Time `json:"fromEndAt,omitempty"`
 }
 
 // Setup creates or updates the EVENTS stream. It is idempotent, so every booker
