@@ -171,10 +171,7 @@ func result(d shared.Decision, req booker.BookRequest, replay bool, err error) (
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
-	a := d.Appointment
-	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return BookingResult{Replay: replay, Appointment: booker.Appointment{ID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, Status: booker.Status(a.Status), CreatedAt: created}}, nil
+	return BookingResult{Replay: replay, Appointment: fromWire(d.Appointment)}, nil
 }
 
 // unavailableUnlessDomain keeps domain answers (slot not found) and turns

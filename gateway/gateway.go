@@ -49,10 +49,28 @@ type Bookings interface {
 	// Cancel queues the cancellation of a and waits for it within the reply
 	// budget; queued is true when it is accepted but not yet applied.
 	Cancel(ctx context.Context, a booker.Appointment) (queued bool, err error)
+	// Reschedule queues the move of a (the caller's, as read) to req.SlotID
+	// and returns the decision, or a queued result past the reply budget.
+	// Refusals are the booker's errors, as for Book.
+	Reschedule(ctx context.Context, a booker.Appointment, req booker.RescheduleRequest) (BookingResult, error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.
 type Reads interface {
 	ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error)
+	// Appointment reads one appointment with its slot's doctor and times.
 	Appointment(ctx context.Context, id int64) (booker.Appointment, error)
+	// PatientAppointments lists up to limit of the patient's appointments:
+	// those not started first, soonest first, then the past ones, latest first.
+	PatientAppointments(ctx context.Context, patientID int64, limit int) ([]booker.Appointment, error)
+	// Doctors lists up to limit doctors by id.
+	Doctors(ctx context.Context, limit int) ([]booker.Doctor, error)
+	// Doctor reads one doctor; ok is false when it has no name on record.
+	Doctor(ctx context.Context, id int64) (d booker.Doctor, ok bool, err error)
+}
+
+// DoctorWriter stores doctors' names and specialties. Like plans, they are
+// handed to a booker: the gateway does not write the booking database.
+type DoctorWriter interface {
+	PutDoctor(ctx context.Context, d shared.Doctor) (shared.Doctor, error)
 }

@@ -21,6 +21,7 @@ type SlotLists struct {
 	mu      sync.Mutex
 	entries map[listKey]cachedList
 	group   singleflight.Group
+	doctors doctorCache
 }
 
 type listKey struct {

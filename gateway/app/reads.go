@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"termin/booker"
@@ -32,6 +33,27 @@ func (r dbReads) ListSlots(ctx context.Context, doctorID int64, day booker.Date)
 // Appointment implements gateway.Reads.
 func (r dbReads) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
 	return read(ctx, func(ctx context.Context) (booker.Appointment, error) { return r.store.Appointment(ctx, id) })
+}
+
+// PatientAppointments implements gateway.Reads.
+func (r dbReads) PatientAppointments(ctx context.Context, patientID int64, limit int) ([]booker.Appointment, error) {
+	return read(ctx, func(ctx context.Context) ([]booker.Appointment, error) {
+		return r.store.PatientAppointments(ctx, patientID, limit)
+	})
+}
+
+// Doctors implements gateway.Reads.
+func (r dbReads) Doctors(ctx context.Context, limit int) ([]booker.Doctor, error) {
+	return read(ctx, func(ctx context.Context) ([]booker.Doctor, error) { return r.store.Doctors(ctx, limit) })
+}
+
+// Doctor implements gateway.Reads.
+func (r dbReads) Doctor(ctx context.Context, id int64) (booker.Doctor, bool, error) {
+	d, err := read(ctx, func(ctx context.Context) (booker.Doctor, error) { return r.store.Doctor(ctx, id) })
+	if errors.Is(err, postgres.ErrDoctorNotFound) {
+		return booker.Doctor{}, false, nil
+	}
+	return d, err == nil, err
 }
 
 func read[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {

@@ -92,7 +92,9 @@ func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param [
 }
 
 // cancel is DELETE /api/appointments/{id}: 204 once the appointment is
-// cancelled, now or before; 202 when the cancellation waits in the queue.
+// cancelled, now or before; 202 when the cancellation waits in the queue;
+// 409 APPOINTMENT_PAST once it has started and CANCEL_CUTOFF_PASSED within
+// the practice's cutoff, and then nothing changes.
 // An appointment the read side already shows cancelled is answered without
 // a round trip through the queue, since cancellation never reverts.
 func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
@@ -101,6 +103,10 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 		return
 	}
 	if a.Status != booker.StatusCancelled {
+		if !a.StartAt.After(time.Now()) {
+			s.fail(ctx, booker.ErrAppointmentPast) // the booker would refuse it; the cutoff is its to apply
+			return
+		}
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
@@ -132,8 +138,8 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
-	if err == nil {
-		err = authorize(who, a.PatientID)
+	if err == nil && !who.mayActFor(a.PatientID) {
+		err = booker.ErrAppointmentNotFound // another patient's: its existence is not revealed
 	}
 	if err != nil {
 		s.fail(ctx, err)

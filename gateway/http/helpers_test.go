@@ -2,11 +2,13 @@ package http_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,8 +30,30 @@ type fakeBookings struct {
 	mu       sync.Mutex
 	bookFn   func(booker.BookRequest) (gateway.BookingResult, error)
 	cancelFn func(booker.Appointment) (bool, error)
+	moveFn   func(booker.Appointment, booker.RescheduleRequest) (gateway.BookingResult, error)
 	books    []booker.BookRequest
 	cancels  []int64
+	moves    []booker.RescheduleRequest
+}
+
+// Reschedule records the move and answers with moveFn, or moves the
+// appointment as asked.
+func (f *fakeBookings) Reschedule(_ context.Context, a booker.Appointment, req booker.RescheduleRequest) (gateway.BookingResult, error) {
+	f.mu.Lock()
+	f.moves = append(f.moves, req)
+	fn := f.moveFn
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(a, req)
+	}
+	a.SlotID = req.SlotID
+	return gateway.BookingResult{Appointment: a}, nil
+}
+
+func (f *fakeBookings) moveCalls() []booker.RescheduleRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]booker.RescheduleRequest(nil), f.moves...)
 }
 
 func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.BookingResult, error) {
@@ -68,11 +92,47 @@ func (f *fakeBookings) cancelCalls() []int64 {
 	return append([]int64(nil), f.cancels...)
 }
 
-// fakeReads serves fixed slots and appointments.
+// fakeReads serves fixed slots, appointments and doctors.
 type fakeReads struct {
-	slots map[int64][]booker.Slot
-	appts map[int64]booker.Appointment
-	err   error
+	slots   map[int64][]booker.Slot
+	appts   map[int64]booker.Appointment
+	doctors map[int64]booker.Doctor
+	err     error
+}
+
+// PatientAppointments lists the patient's appointments by id, up to limit.
+func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limit int) ([]booker.Appointment, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []booker.Appointment
+	for _, a := range f.appts {
+		if a.PatientID == patientID {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b booker.Appointment) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}
+
+func (f *fakeReads) Doctors(_ context.Context, limit int) ([]booker.Doctor, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []booker.Doctor
+	for _, d := range f.doctors {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b booker.Doctor) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}
+
+func (f *fakeReads) Doctor(_ context.Context, id int64) (booker.Doctor, bool, error) {
+	if f.err != nil {
+		return booker.Doctor{}, false, f.err
+	}
+	d, ok := f.doctors[id]
+	return d, ok, nil
 }
 
 func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ booker.Date) ([]booker.Slot, error) {
@@ -93,7 +153,12 @@ func (f *fakeReads) Appointment(_ context.Context, id int64) (booker.Appointment
 	return a, nil
 }
 
-var createdAt = time.Date(2026, 10, 1, 7, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+var (
+	createdAt = time.Date(2026, 10, 1, 7, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	// upcoming is a start time that stays in the future; past one that has been.
+	upcoming = time.Date(2099, 1, 5, 9, 0, 0, 0, time.UTC)
+	past     = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+)
 
 // env is a running server on an in-memory listener, with its fakes.
 type env struct {
@@ -105,8 +170,9 @@ type env struct {
 
 // options of newEnv.
 type envOptions struct {
-	secret []byte
-	ready  func(context.Context) error
+	secret  []byte
+	ready   func(context.Context) error
+	doctors gateway.DoctorWriter
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -114,12 +180,17 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	e := &env{books: &fakeBookings{}, reads: &fakeReads{
 		slots: map[int64][]booker.Slot{},
 		appts: map[int64]booker.Appointment{
-			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt},
-			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt},
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt,
+				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt,
+				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
+			7: {ID: 7, SlotID: 1003, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt,
+				DoctorID: 43, StartAt: past, EndAt: past.Add(15 * time.Minute)},
 		},
+		doctors: map[int64]booker.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
 	}, secret: opts.secret}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret, Doctors: opts.doctors,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {

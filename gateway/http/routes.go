@@ -22,6 +22,9 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeReschedule
+	routeDoctors
+	routeDoctor
 	numRoutes
 )
 
@@ -45,12 +48,15 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:        {pattern: "other"},
 	routeSlots:        {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, post: (*Server).book},
+	routeAppointments: {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, get: (*Server).listAppointments, post: (*Server).book},
 	routeAppointment:  {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, put: (*Server).putSchedule},
+	routeReschedule:   {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, post: (*Server).reschedule},
+	routeDoctors:      {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
+	routeDoctor:       {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, put: (*Server).putDoctor},
 }
 
 var (
@@ -58,6 +64,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	rescheduleSuffix  = []byte("/reschedule")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -74,11 +81,21 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeMetrics, nil
 	case "/api/appointments":
 		return routeAppointments, nil
+	case "/api/doctors":
+		return routeDoctors, nil
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
-		return routeAppointment, id
+	if rest, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(rest) {
+			return routeAppointment, rest
+		}
+		if id, ok := bytes.CutSuffix(rest, rescheduleSuffix); ok && isSegment(id) {
+			return routeReschedule, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
+		if isSegment(rest) {
+			return routeDoctor, rest
+		}
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
 			return routeSlots, id
 		}
