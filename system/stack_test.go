@@ -178,6 +178,7 @@ func (s *stack) do(method, path, key string, body []byte) (answer, error) {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	checkAPI(s.t, req, resp.StatusCode, resp.Header, raw)
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	_ = json.Unmarshal(raw, &a.body)
 	return a, nil
