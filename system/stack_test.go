@@ -172,6 +172,11 @@ func (s *stack) do(method, path, key string, body []byte) (answer, error) {
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	return s.send(req)
+}
+
+// send sends req and decodes the answer, which must match openapi.yaml.
+func (s *stack) send(req *http.Request) (answer, error) {
 	resp, err := s.http.Do(req)
 	if err != nil {
 		return answer{}, err
