@@ -177,4 +177,3 @@ func (c caller) mustSend(method, path, key string, body []byte) answer {
 	}
 	return a
 }
-
