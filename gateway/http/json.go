@@ -51,6 +51,12 @@ type doctorJSON struct {
 	Specialty string `json:"specialty"`
 }
 
+// slotsDoctorJSON names the doctor of a slot list.
+type slotsDoctorJSON struct {
+	Name      string `json:"name"`
+	Specialty string `json:"specialty"`
+}
+
 // doctorsJSON is the list of doctors; never null.
 type doctorsJSON struct {
 	Doctors []doctorJSON `json:"doctors"`
@@ -77,10 +83,11 @@ type slotJSON struct {
 
 // slotsJSON is the answer of the slot listing; Slots is never nil, so that
 // an empty day is [] rather than null. Doctor is there when the doctor has a
-// name on record.
+// name on record; it has no id of its own (doctorId is it), so that the
+// only "id" keys of the answer are the slots'.
 type slotsJSON struct {
-	DoctorID int64       `json:"doctorId"`
-	Doctor   *doctorJSON `json:"doctor,omitempty"`
+	DoctorID int64            `json:"doctorId"`
+	Doctor   *slotsDoctorJSON `json:"doctor,omitempty"`
 	Date     string      `json:"date"`
 	Slots    []slotJSON  `json:"slots"`
 }

@@ -46,7 +46,7 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 	}
 	out := toSlotsJSON(doctorID, day, slots, time.Now())
 	if named {
-		out.Doctor = &doctorJSON{ID: doctor.ID, Name: doctor.Name, Specialty: doctor.Specialty}
+		out.Doctor = &slotsDoctorJSON{Name: doctor.Name, Specialty: doctor.Specialty}
 	}
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }

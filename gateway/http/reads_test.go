@@ -16,7 +16,7 @@ func TestListSlots(t *testing.T) {
 		{ID: 1001, DoctorID: 42, StartAt: start, EndAt: start.Add(15 * time.Minute), Capacity: 2, BookedCount: 1},
 	}
 	r := e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12"})
-	expectJSON(t, r, 200, `{"doctorId":42,"doctor":{"id":42,"name":"Dr. Weber","specialty":"Allgemeinmedizin"},"date":"2026-10-12","slots":[
+	expectJSON(t, r, 200, `{"doctorId":42,"doctor":{"name":"Dr. Weber","specialty":"Allgemeinmedizin"},"date":"2026-10-12","slots":[
 		{"id":1001,"startAt":"2026-10-12T06:00:00Z","endAt":"2026-10-12T06:15:00Z","capacity":2,"available":1}]}`)
 }
 
