@@ -88,7 +88,9 @@ func moveResult(d shared.Decision, a booker.Appointment, req booker.RescheduleRe
 func fromWire(w *shared.Appointment) booker.Appointment {
 	a := booker.Appointment{ID: w.ID, SlotID: w.SlotID, PatientID: w.PatientID, Status: booker.Status(w.Status), DoctorID: w.DoctorID}
 	a.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
-	a.StartAt, _ = time.Parse(time.RFC3339, w.StartAt)
-	a.EndAt, _ = time.Parse(time.RFC3339, w.EndAt)
+	if w.StartAt != "" { // a booking's decision has no times
+		a.StartAt, _ = time.Parse(time.RFC3339, w.StartAt)
+		a.EndAt, _ = time.Parse(time.RFC3339, w.EndAt)
+	}
 	return a
 }
