@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"termin/booker"
 )
 
 // Every statement here reaches time_slot through its primary key with
@@ -81,16 +80,6 @@ func (b *batch) read(ctx context.Context) error {
 		}
 	}
 	return res.Close()
-}
-
-// batchMoves are the reschedules' columns of the batch's read.
-type batchMoves struct {
-	patients, slots []int64
-	keys            []string
-}
-
-func (m *batchMoves) add(r booker.RescheduleRequest) {
-	m.patients, m.slots, m.keys = append(m.patients, r.PatientID), append(m.slots, r.SlotID), append(m.keys, r.IdempotencyKey)
 }
 
 func (b *batch) readKnown(res pgx.BatchResults) error {

@@ -18,6 +18,16 @@ func (s *Store) Reschedule(ctx context.Context, req booker.RescheduleRequest) (b
 	return out[0].Rescheduling, out[0].Err
 }
 
+// batchMoves are the reschedules' columns of the batch's read.
+type batchMoves struct {
+	patients, slots []int64
+	keys            []string
+}
+
+func (m *batchMoves) add(r booker.RescheduleRequest) {
+	m.patients, m.slots, m.keys = append(m.patients, r.PatientID), append(m.slots, r.SlotID), append(m.keys, r.IdempotencyKey)
+}
+
 // moved is a reschedule key decided before this batch.
 type moved struct {
 	appt        booker.Appointment
