@@ -33,8 +33,9 @@ func TestRescheduleThroughTheQueue(t *testing.T) {
 	}
 	// Each patient may try 5 new keys per 10 s; a second patient's
 	// appointment takes the rest of the refusals.
+	otherSlot := s.slot(44, day, 1)
 	other := fmt.Sprintf("/api/appointments/%d/reschedule", s.mustDo("POST", "/api/appointments", "o-0",
-		bookBody(s.slot(44, day, 1), 10)).id())
+		bookBody(otherSlot, 10)).id())
 	free := s.slot(44, day.Add(3*time.Hour), 1)
 	tests := []struct {
 		name, path, key string
@@ -66,6 +67,10 @@ func TestRescheduleThroughTheQueue(t *testing.T) {
 	}
 	if n := s.queryInt(`SELECT count(*) FROM outbox_event WHERE type = 'appointment.rescheduled'`); n != 1 {
 		t.Errorf("%d appointment.rescheduled events, want 1", n)
+	}
+	s.startSlotAt(otherSlot, time.Now().Add(-time.Minute))
+	if r := s.mustDo("POST", other, "o-4", rescheduleBody(free)); r.status != 409 || r.code() != "APPOINTMENT_PAST" {
+		t.Errorf("moving a started appointment = %d %v, want 409 APPOINTMENT_PAST", r.status, r.body)
 	}
 	s.mustDo("DELETE", fmt.Sprintf("/api/appointments/%d", booked.id()), "", nil)
 	if r := s.mustDo("POST", move, "r-4", rescheduleBody(free)); r.status != 409 || r.code() != "APPOINTMENT_CANCELLED" {

@@ -188,6 +188,33 @@ func TestBatchGivesAMovesFreedPlaceToALaterBooking(t *testing.T) {
 	}
 }
 
+// The cancel rules hold for moves too: a started appointment, or one within
+// the cutoff, stays where it is.
+func TestRescheduleFollowsTheCancelRules(t *testing.T) {
+	store, pool := newStore(t)
+	store.Rules = booker.CancelRules{Cutoff: 24 * time.Hour}
+	ctx := context.Background()
+	to := insertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	for i, tc := range []struct {
+		start time.Time
+		want  error
+	}{{testNow.Add(-time.Minute), booker.ErrAppointmentPast}, {testNow.Add(time.Hour), booker.ErrCancelCutoff}} {
+		from := insertSlot(t, pool, 42, tc.start, 1)
+		var id int64
+		if err := pool.QueryRow(ctx, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
+            VALUES ($1, 7, 'BOOKED', $2) RETURNING id`, from, fmt.Sprint("b", i)).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		_, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: id, SlotID: to, PatientID: 7, IdempotencyKey: fmt.Sprint("m", i)})
+		if !errors.Is(err, tc.want) {
+			t.Errorf("move from %v: %v, want %v", tc.start, err, tc.want)
+		}
+	}
+	if bookedCount(t, pool, to) != 0 {
+		t.Error("a refused move took the new place")
+	}
+}
+
 func TestCancelRules(t *testing.T) {
 	store, pool := newStore(t)
 	store.Rules = booker.CancelRules{Cutoff: 24 * time.Hour}
