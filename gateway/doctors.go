@@ -5,12 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"termin/booker"
 )
 
 // doctorEntry is a doctor's name as the slot list last read it.
 type doctorEntry struct {
-	doctor  booker.Doctor
+	doctor  Doctor
 	ok      bool
 	expires time.Time
 }
@@ -23,7 +22,7 @@ type doctorCache struct {
 }
 
 // Doctor serves a doctor's name from the cache or the database.
-func (c *SlotLists) Doctor(ctx context.Context, id int64) (booker.Doctor, bool, error) {
+func (c *SlotLists) Doctor(ctx context.Context, id int64) (Doctor, bool, error) {
 	now := time.Now()
 	c.doctors.mu.Lock()
 	e, hit := c.doctors.entries[id]
@@ -33,7 +32,7 @@ func (c *SlotLists) Doctor(ctx context.Context, id int64) (booker.Doctor, bool, 
 	}
 	d, ok, err := c.Reads.Doctor(ctx, id)
 	if err != nil {
-		return booker.Doctor{}, false, err
+		return Doctor{}, false, err
 	}
 	c.doctors.mu.Lock()
 	if c.doctors.entries == nil || len(c.doctors.entries) > 100_000 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -13,7 +12,7 @@ import (
 // limiter, as the booker does in its record.
 const rescheduleKeySalt = "reschedule/"
 
-// Reschedule moves the appointment a to req.SlotID through the queue: on the
+// RequestReschedule moves the appointment a to req.SlotID through the queue: on the
 // new slot's doctor subject, so the booker decides it in the stream's order
 // with that slot's bookings and takes the new place and frees the old one in
 // one transaction. What cannot succeed is answered at once, like a booking:
@@ -21,7 +20,7 @@ const rescheduleKeySalt = "reschedule/"
 // an appointment cancelled or started. A reschedule does not wait in the
 // waiting room: it is one request of a patient who already holds a place,
 // and the booker refuses it if the slot is full or not yet open.
-func (f *Front) Reschedule(ctx context.Context, a booker.Appointment, req booker.RescheduleRequest) (BookingResult, error) {
+func (f *Front) RequestReschedule(ctx context.Context, a Appointment, req RescheduleRequest) (BookingResult, error) {
 	if err := movable(a, time.Now()); err != nil {
 		return BookingResult{}, err
 	}
@@ -31,14 +30,14 @@ func (f *Front) Reschedule(ctx context.Context, a booker.Appointment, req booker
 	}
 	if f.Room.KnownFull(req.SlotID, req.PatientID) {
 		f.Metrics.outcome(outcomeKnownFull)
-		return BookingResult{}, booker.ErrSlotFull
+		return BookingResult{}, ErrSlotFull
 	}
 	slot, err := f.Slots.Slot(ctx, req.SlotID)
 	if err != nil {
 		return BookingResult{}, unavailableUnlessDomain(err)
 	}
 	if !slot.StartAt.After(time.Now()) {
-		return BookingResult{}, booker.ErrSlotClosed
+		return BookingResult{}, ErrSlotClosed
 	}
 	cmd := shared.Command{V: shared.Version, Kind: shared.KindReschedule, AppointmentID: a.ID, SlotID: req.SlotID,
 		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: RequestID(ctx)}
@@ -61,12 +60,12 @@ func (f *Front) Reschedule(ctx context.Context, a booker.Appointment, req booker
 
 // movable refuses at once what the booker would refuse anyway: a cancelled
 // appointment, or one that has started. The cutoff is the booker's to apply.
-func movable(a booker.Appointment, now time.Time) error {
+func movable(a Appointment, now time.Time) error {
 	switch {
-	case a.Status == booker.StatusCancelled:
-		return booker.ErrAppointmentCanceled
+	case a.Status == StatusCancelled:
+		return ErrAppointmentCanceled
 	case !a.StartAt.After(now):
-		return booker.ErrAppointmentPast
+		return ErrAppointmentPast
 	}
 	return nil
 }
@@ -74,10 +73,10 @@ func movable(a booker.Appointment, now time.Time) error {
 // moveResult turns a reschedule's decision into the gateway's answer. A
 // decision on record for another slot or appointment means the key was
 // reused with another body.
-func moveResult(d shared.Decision, a booker.Appointment, req booker.RescheduleRequest) (BookingResult, error) {
+func moveResult(d shared.Decision, a Appointment, req RescheduleRequest) (BookingResult, error) {
 	switch {
 	case d.SlotID != req.SlotID || d.Appointment != nil && d.Appointment.ID != a.ID:
-		return BookingResult{}, booker.ErrKeyReused
+		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Rescheduled || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
@@ -85,8 +84,8 @@ func moveResult(d shared.Decision, a booker.Appointment, req booker.RescheduleRe
 }
 
 // fromWire reads an appointment of a decision.
-func fromWire(w *shared.Appointment) booker.Appointment {
-	a := booker.Appointment{ID: w.ID, SlotID: w.SlotID, PatientID: w.PatientID, Status: booker.Status(w.Status), DoctorID: w.DoctorID}
+func fromWire(w *shared.Appointment) Appointment {
+	a := Appointment{ID: w.ID, SlotID: w.SlotID, PatientID: w.PatientID, Status: Status(w.Status), DoctorID: w.DoctorID}
 	a.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
 	if w.StartAt != "" { // a booking's decision has no times
 		a.StartAt, _ = time.Parse(time.RFC3339, w.StartAt)

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 func TestRescheduleMovesTheAppointmentAndKeepsItsID(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	from := insertSlot(t, pool, 42, future, 1)
-	to := insertSlot(t, pool, 43, future.Add(time.Hour), 1)
+	from := pgtest.InsertSlot(t, pool, 42, future, 1)
+	to := pgtest.InsertSlot(t, pool, 43, future.Add(time.Hour), 1)
 	b, err := store.Book(ctx, booker.BookRequest{SlotID: from, PatientID: 7, IdempotencyKey: "book"})
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestRescheduleMovesTheAppointmentAndKeepsItsID(t *testing.T) {
 	if bookedCount(t, pool, from) != 0 || bookedCount(t, pool, to) != 1 || bookedRows(t, pool, to) != 1 {
 		t.Errorf("counts after the move: old %d, new %d", bookedCount(t, pool, from), bookedCount(t, pool, to))
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.rescheduled' AND aggregate_id = $1`, b.ID); n != 1 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.rescheduled' AND aggregate_id = $1`, b.ID); n != 1 {
 		t.Errorf("%d appointment.rescheduled events, want 1", n)
 	}
 	again, err := store.Reschedule(ctx, req)
@@ -51,9 +52,9 @@ func TestRescheduleMovesTheAppointmentAndKeepsItsID(t *testing.T) {
 func TestRescheduleRefusalsKeepTheOldPlace(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	mine := insertSlot(t, pool, 42, future, 1)
-	full := insertSlot(t, pool, 42, future.Add(time.Hour), 1)
-	started := insertSlot(t, pool, 42, testNow.Add(-time.Minute), 1)
+	mine := pgtest.InsertSlot(t, pool, 42, future, 1)
+	full := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	started := pgtest.InsertSlot(t, pool, 42, testNow.Add(-time.Minute), 1)
 	b, err := store.Book(ctx, booker.BookRequest{SlotID: mine, PatientID: 7, IdempotencyKey: "mine"})
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +94,10 @@ func TestRescheduleRefusalsKeepTheOldPlace(t *testing.T) {
 func TestConcurrentReschedulesIntoOnePlace(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	target := insertSlot(t, pool, 42, future.Add(2*time.Hour), 1)
+	target := pgtest.InsertSlot(t, pool, 42, future.Add(2*time.Hour), 1)
 	appts := make([]booker.Booking, 20)
 	for i := range appts {
-		slot := insertSlot(t, pool, 42, future.Add(time.Duration(i)*15*time.Minute+3*time.Hour), 1)
+		slot := pgtest.InsertSlot(t, pool, 42, future.Add(time.Duration(i)*15*time.Minute+3*time.Hour), 1)
 		b, err := store.Book(ctx, booker.BookRequest{SlotID: slot, PatientID: int64(100 + i), IdempotencyKey: "b"})
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +120,7 @@ func TestConcurrentReschedulesIntoOnePlace(t *testing.T) {
 	if moved.Load() != 1 || full.Load() != 19 {
 		t.Errorf("%d moved, %d refused SLOT_FULL; want 1 and 19", moved.Load(), full.Load())
 	}
-	if n := queryInt(t, pool, `SELECT sum(booked_count) FROM time_slot`); n != 20 {
+	if n := pgtest.QueryInt(t, pool, `SELECT sum(booked_count) FROM time_slot`); n != 20 {
 		t.Errorf("places taken = %d, want 20 (a move frees one and takes one)", n)
 	}
 	if bookedRows(t, pool, target) != 1 || bookedCount(t, pool, target) != 1 {
@@ -131,8 +132,8 @@ func TestConcurrentReschedulesIntoOnePlace(t *testing.T) {
 func TestConcurrentRepeatsOfOneRescheduleKey(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	from := insertSlot(t, pool, 42, future, 1)
-	to := insertSlot(t, pool, 42, future.Add(time.Hour), 5)
+	from := pgtest.InsertSlot(t, pool, 42, future, 1)
+	to := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 5)
 	b, err := store.Book(ctx, booker.BookRequest{SlotID: from, PatientID: 7, IdempotencyKey: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +153,7 @@ func TestConcurrentRepeatsOfOneRescheduleKey(t *testing.T) {
 	if bookedCount(t, pool, to) != 1 || bookedCount(t, pool, from) != 0 {
 		t.Errorf("counts: old %d, new %d; want 0 and 1", bookedCount(t, pool, from), bookedCount(t, pool, to))
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM appointment_reschedule`); n != 1 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment_reschedule`); n != 1 {
 		t.Errorf("%d reschedule rows, want 1", n)
 	}
 }
@@ -162,8 +163,8 @@ func TestConcurrentRepeatsOfOneRescheduleKey(t *testing.T) {
 func TestBatchGivesAMovesFreedPlaceToALaterBooking(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	from := insertSlot(t, pool, 42, future, 1)
-	to := insertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	from := pgtest.InsertSlot(t, pool, 42, future, 1)
+	to := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 1)
 	b, err := store.Book(ctx, booker.BookRequest{SlotID: from, PatientID: 7, IdempotencyKey: "b"})
 	if err != nil {
 		t.Fatal(err)
@@ -194,12 +195,12 @@ func TestRescheduleFollowsTheCancelRules(t *testing.T) {
 	store, pool := newStore(t)
 	store.Rules = booker.CancelRules{Cutoff: 24 * time.Hour}
 	ctx := context.Background()
-	to := insertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	to := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 1)
 	for i, tc := range []struct {
 		start time.Time
 		want  error
 	}{{testNow.Add(-time.Minute), booker.ErrAppointmentPast}, {testNow.Add(time.Hour), booker.ErrCancelCutoff}} {
-		from := insertSlot(t, pool, 42, tc.start, 1)
+		from := pgtest.InsertSlot(t, pool, 42, tc.start, 1)
 		var id int64
 		if err := pool.QueryRow(ctx, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
             VALUES ($1, 7, 'BOOKED', $2) RETURNING id`, from, fmt.Sprint("b", i)).Scan(&id); err != nil {
@@ -219,9 +220,9 @@ func TestCancelRules(t *testing.T) {
 	store, pool := newStore(t)
 	store.Rules = booker.CancelRules{Cutoff: 24 * time.Hour}
 	ctx := context.Background()
-	started := insertSlot(t, pool, 42, testNow.Add(-time.Minute), 1)
-	soon := insertSlot(t, pool, 42, testNow.Add(2*time.Hour), 1)
-	later := insertSlot(t, pool, 42, testNow.Add(48*time.Hour), 1)
+	started := pgtest.InsertSlot(t, pool, 42, testNow.Add(-time.Minute), 1)
+	soon := pgtest.InsertSlot(t, pool, 42, testNow.Add(2*time.Hour), 1)
+	later := pgtest.InsertSlot(t, pool, 42, testNow.Add(48*time.Hour), 1)
 	var ids []int64
 	for i, slot := range []int64{started, soon, later} {
 		var id int64
@@ -259,7 +260,7 @@ func TestCancelRules(t *testing.T) {
 	if bookedCount(t, pool, started) != 1 || bookedCount(t, pool, soon) != 1 || bookedCount(t, pool, later) != 0 {
 		t.Error("a refused cancel freed a place, or the allowed one did not")
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.cancelled'`); n != 1 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.cancelled'`); n != 1 {
 		t.Errorf("%d cancellation events, want 1 (refusals send nothing)", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"termin/shared"
 	"testing"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
-	"termin/booker"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 )
@@ -28,17 +28,17 @@ import (
 // a test sets; unset functions book appointment 9001 and cancel at once.
 type fakeBookings struct {
 	mu       sync.Mutex
-	bookFn   func(booker.BookRequest) (gateway.BookingResult, error)
-	cancelFn func(booker.Appointment) (bool, error)
-	moveFn   func(booker.Appointment, booker.RescheduleRequest) (gateway.BookingResult, error)
-	books    []booker.BookRequest
+	bookFn   func(gateway.BookRequest) (gateway.BookingResult, error)
+	cancelFn func(gateway.Appointment) (bool, error)
+	moveFn   func(gateway.Appointment, gateway.RescheduleRequest) (gateway.BookingResult, error)
+	books    []gateway.BookRequest
 	cancels  []int64
-	moves    []booker.RescheduleRequest
+	moves    []gateway.RescheduleRequest
 }
 
-// Reschedule records the move and answers with moveFn, or moves the
+// RequestReschedule records the move and answers with moveFn, or moves the
 // appointment as asked.
-func (f *fakeBookings) Reschedule(_ context.Context, a booker.Appointment, req booker.RescheduleRequest) (gateway.BookingResult, error) {
+func (f *fakeBookings) RequestReschedule(_ context.Context, a gateway.Appointment, req gateway.RescheduleRequest) (gateway.BookingResult, error) {
 	f.mu.Lock()
 	f.moves = append(f.moves, req)
 	fn := f.moveFn
@@ -50,13 +50,13 @@ func (f *fakeBookings) Reschedule(_ context.Context, a booker.Appointment, req b
 	return gateway.BookingResult{Appointment: a}, nil
 }
 
-func (f *fakeBookings) moveCalls() []booker.RescheduleRequest {
+func (f *fakeBookings) moveCalls() []gateway.RescheduleRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]booker.RescheduleRequest(nil), f.moves...)
+	return append([]gateway.RescheduleRequest(nil), f.moves...)
 }
 
-func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.BookingResult, error) {
+func (f *fakeBookings) RequestBooking(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
 	f.mu.Lock()
 	f.books = append(f.books, req)
 	fn := f.bookFn
@@ -64,12 +64,12 @@ func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.
 	if fn != nil {
 		return fn(req)
 	}
-	return gateway.BookingResult{Appointment: booker.Appointment{
-		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked, CreatedAt: createdAt,
+	return gateway.BookingResult{Appointment: gateway.Appointment{
+		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: gateway.StatusBooked, CreatedAt: createdAt,
 	}}, nil
 }
 
-func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, error) {
+func (f *fakeBookings) RequestCancellation(_ context.Context, a gateway.Appointment) (bool, error) {
 	f.mu.Lock()
 	f.cancels = append(f.cancels, a.ID)
 	fn := f.cancelFn
@@ -80,10 +80,10 @@ func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, er
 	return false, nil
 }
 
-func (f *fakeBookings) bookCalls() []booker.BookRequest {
+func (f *fakeBookings) bookCalls() []gateway.BookRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]booker.BookRequest(nil), f.books...)
+	return append([]gateway.BookRequest(nil), f.books...)
 }
 
 func (f *fakeBookings) cancelCalls() []int64 {
@@ -94,61 +94,61 @@ func (f *fakeBookings) cancelCalls() []int64 {
 
 // fakeReads serves fixed slots, appointments and doctors.
 type fakeReads struct {
-	slots   map[int64][]booker.Slot
-	appts   map[int64]booker.Appointment
-	doctors map[int64]booker.Doctor
+	slots   map[int64][]gateway.Slot
+	appts   map[int64]gateway.Appointment
+	doctors map[int64]gateway.Doctor
 	err     error
 }
 
 // PatientAppointments lists the patient's appointments by id, up to limit.
-func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limit int) ([]booker.Appointment, error) {
+func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limit int) ([]gateway.Appointment, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []booker.Appointment
+	var out []gateway.Appointment
 	for _, a := range f.appts {
 		if a.PatientID == patientID {
 			out = append(out, a)
 		}
 	}
-	slices.SortFunc(out, func(a, b booker.Appointment) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b gateway.Appointment) int { return cmp.Compare(a.ID, b.ID) })
 	return out[:min(len(out), limit)], nil
 }
 
-func (f *fakeReads) Doctors(_ context.Context, limit int) ([]booker.Doctor, error) {
+func (f *fakeReads) Doctors(_ context.Context, limit int) ([]gateway.Doctor, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []booker.Doctor
+	var out []gateway.Doctor
 	for _, d := range f.doctors {
 		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b booker.Doctor) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b gateway.Doctor) int { return cmp.Compare(a.ID, b.ID) })
 	return out[:min(len(out), limit)], nil
 }
 
-func (f *fakeReads) Doctor(_ context.Context, id int64) (booker.Doctor, bool, error) {
+func (f *fakeReads) Doctor(_ context.Context, id int64) (gateway.Doctor, bool, error) {
 	if f.err != nil {
-		return booker.Doctor{}, false, f.err
+		return gateway.Doctor{}, false, f.err
 	}
 	d, ok := f.doctors[id]
 	return d, ok, nil
 }
 
-func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ booker.Date) ([]booker.Slot, error) {
+func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ shared.Date) ([]gateway.Slot, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	return f.slots[doctorID], nil
 }
 
-func (f *fakeReads) Appointment(_ context.Context, id int64) (booker.Appointment, error) {
+func (f *fakeReads) Appointment(_ context.Context, id int64) (gateway.Appointment, error) {
 	if f.err != nil {
-		return booker.Appointment{}, f.err
+		return gateway.Appointment{}, f.err
 	}
 	a, ok := f.appts[id]
 	if !ok {
-		return booker.Appointment{}, booker.ErrAppointmentNotFound
+		return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 	}
 	return a, nil
 }
@@ -178,16 +178,16 @@ type envOptions struct {
 func newEnv(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	e := &env{books: &fakeBookings{}, reads: &fakeReads{
-		slots: map[int64][]booker.Slot{},
-		appts: map[int64]booker.Appointment{
-			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt,
+		slots: map[int64][]gateway.Slot{},
+		appts: map[int64]gateway.Appointment{
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt,
 				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
-			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt,
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt,
 				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
-			7: {ID: 7, SlotID: 1003, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt,
+			7: {ID: 7, SlotID: 1003, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt,
 				DoctorID: 43, StartAt: past, EndAt: past.Add(15 * time.Minute)},
 		},
-		doctors: map[int64]booker.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
+		doctors: map[int64]gateway.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
 	}, secret: opts.secret}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret, Doctors: opts.doctors,

@@ -2,11 +2,11 @@ package http
 
 import (
 	"encoding/json"
+	"termin/gateway"
+	"termin/shared"
 	"time"
 
 	"github.com/valyala/fasthttp"
-
-	"termin/booker"
 )
 
 // appointmentJSON is an appointment as the API shows it. The slot's doctor
@@ -24,7 +24,7 @@ type appointmentJSON struct {
 	EndAt     string `json:"endAt,omitempty"`
 }
 
-func toAppointmentJSON(a booker.Appointment) appointmentJSON {
+func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 	j := appointmentJSON{
 		ID:        a.ID,
 		SlotID:    a.SlotID,
@@ -88,11 +88,11 @@ type slotJSON struct {
 type slotsJSON struct {
 	DoctorID int64            `json:"doctorId"`
 	Doctor   *slotsDoctorJSON `json:"doctor,omitempty"`
-	Date     string      `json:"date"`
-	Slots    []slotJSON  `json:"slots"`
+	Date     string           `json:"date"`
+	Slots    []slotJSON       `json:"slots"`
 }
 
-func toSlotsJSON(doctorID int64, day booker.Date, slots []booker.Slot, now time.Time) slotsJSON {
+func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time.Time) slotsJSON {
 	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
 	for _, sl := range slots {
 		j := slotJSON{

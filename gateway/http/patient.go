@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"termin/booker"
 	"termin/gateway"
 )
 
@@ -70,11 +69,11 @@ func (s *Server) reschedule(ctx *fasthttp.RequestCtx, who principal, param []byt
 	if !ok {
 		return
 	}
-	req := booker.RescheduleRequest{AppointmentID: a.ID, SlotID: slotID, PatientID: a.PatientID, IdempotencyKey: key}
+	req := gateway.RescheduleRequest{AppointmentID: a.ID, SlotID: slotID, PatientID: a.PatientID, IdempotencyKey: key}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", a.PatientID, "key", key, "appointment", a.ID, "slot", slotID)
-	res, err := s.bookings.Reschedule(c, a, req)
+	res, err := s.bookings.RequestReschedule(c, a, req)
 	if err != nil {
 		s.fail(ctx, err)
 		return

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
+	"termin/shared"
 )
 
 func TestListAppointments(t *testing.T) {
@@ -33,8 +33,8 @@ func TestReschedule(t *testing.T) {
 	r := e.do(t, req{method: "POST", path: "/api/appointments/5/reschedule", body: `{"slotId":2002}`, header: h("m1")})
 	expectJSON(t, r, 200, `{"id":5,"slotId":2002,"patientId":77,"status":"BOOKED","createdAt":"2026-10-01T05:00:00Z",
 		"doctorId":42,"startAt":"2099-01-05T09:00:00Z","endAt":"2099-01-05T09:15:00Z"}`)
-	want := booker.RescheduleRequest{AppointmentID: 5, SlotID: 2002, PatientID: 77, IdempotencyKey: "m1"}
-	if got := e.books.moveCalls(); !slices.Equal(got, []booker.RescheduleRequest{want}) {
+	want := gateway.RescheduleRequest{AppointmentID: 5, SlotID: 2002, PatientID: 77, IdempotencyKey: "m1"}
+	if got := e.books.moveCalls(); !slices.Equal(got, []gateway.RescheduleRequest{want}) {
 		t.Errorf("Reschedule calls = %+v, want %+v", got, want)
 	}
 	tests := []struct {
@@ -73,16 +73,16 @@ func TestRescheduleAnswers(t *testing.T) {
 		code   string
 	}{
 		{"queued", gateway.BookingResult{Queued: true, RetryAfter: time.Second}, nil, 202, ""},
-		{"full", gateway.BookingResult{}, booker.ErrSlotFull, 409, "SLOT_FULL"},
-		{"started", gateway.BookingResult{}, booker.ErrAppointmentPast, 409, "APPOINTMENT_PAST"},
-		{"cutoff", gateway.BookingResult{}, booker.ErrCancelCutoff, 409, "CANCEL_CUTOFF_PASSED"},
-		{"cancelled", gateway.BookingResult{}, booker.ErrAppointmentCanceled, 409, "APPOINTMENT_CANCELLED"},
-		{"key reused", gateway.BookingResult{}, booker.ErrKeyReused, 422, "IDEMPOTENCY_KEY_REUSED"},
+		{"full", gateway.BookingResult{}, shared.NewError(shared.CodeSlotFull, "slot is full"), 409, "SLOT_FULL"},
+		{"started", gateway.BookingResult{}, gateway.ErrAppointmentPast, 409, "APPOINTMENT_PAST"},
+		{"cutoff", gateway.BookingResult{}, shared.NewError(shared.CodeCancelCutoffPassed, "too soon"), 409, "CANCEL_CUTOFF_PASSED"},
+		{"cancelled", gateway.BookingResult{}, gateway.ErrAppointmentCanceled, 409, "APPOINTMENT_CANCELLED"},
+		{"key reused", gateway.BookingResult{}, gateway.ErrKeyReused, 422, "IDEMPOTENCY_KEY_REUSED"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
-			e.books.moveFn = func(booker.Appointment, booker.RescheduleRequest) (gateway.BookingResult, error) {
+			e.books.moveFn = func(gateway.Appointment, gateway.RescheduleRequest) (gateway.BookingResult, error) {
 				return tt.res, tt.err
 			}
 			r := e.do(t, req{method: "POST", path: "/api/appointments/5/reschedule", body: `{"slotId":2002}`,
@@ -107,6 +107,8 @@ func TestCancelPastAppointment(t *testing.T) {
 	if n := len(e.books.cancelCalls()); n != 0 {
 		t.Errorf("%d cancellations reached the queue", n)
 	}
-	e.books.cancelFn = func(booker.Appointment) (bool, error) { return false, booker.ErrCancelCutoff }
+	e.books.cancelFn = func(gateway.Appointment) (bool, error) {
+		return false, shared.NewError(shared.CodeCancelCutoffPassed, "too soon")
+	}
 	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/5"}), 409, "CANCEL_CUTOFF_PASSED")
 }
