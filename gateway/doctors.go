@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
 )
 
 // doctorEntry is a doctor's name as the slot list last read it.

@@ -151,4 +151,3 @@ type Reads interface {
 type DoctorWriter interface {
 	PutDoctor(ctx context.Context, d shared.Doctor) (shared.Doctor, error)
 }
-
