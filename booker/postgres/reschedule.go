@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"termin/booker"
+	"termin/shared"
 )
 
 // Reschedule moves one appointment, as a batch of one; see batch.reschedule.
@@ -157,24 +158,51 @@ func (b *batch) checkMove(a booker.Appointment, req booker.RescheduleRequest) er
 
 // move writes the granted move and brings the batch's view of both slots up
 // to date: the places are counted in the rows now, not granted at the end.
+// The statement runs under a savepoint, so that a constraint refusing it
+// (one of the patient's other appointments at that time, say) refuses this
+// move alone and the rest of the batch goes on.
 func (b *batch) move(ctx context.Context, i int, a booker.Appointment) error {
 	req := *b.ops[i].Reschedule
 	to, from := b.slots[req.SlotID], b.slots[a.SlotID]
 	r := booker.Rescheduling{FromSlotID: a.SlotID, FromDoctorID: from.doctorID, FromStartAt: from.startAt}
 	r.Appointment = booker.Appointment{ID: a.ID, SlotID: req.SlotID, PatientID: a.PatientID, Status: booker.StatusBooked,
 		DoctorID: to.doctorID, StartAt: to.startAt, EndAt: to.endAt}
-	err := b.tx.QueryRow(ctx, moveSQL, a.ID, req.SlotID, a.SlotID, req.IdempotencyKey, req.Fingerprint(),
-		to.doctorID, to.startAt, to.endAt, from.doctorID, from.startAt, from.endAt).
-		Scan(&r.CreatedAt, &r.FromLeft, &r.Left)
-	if err != nil {
-		return fmt.Errorf("postgres: move appointment %d: %w", a.ID, translate(err))
-	}
+	refused, err := b.savepoint(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, moveSQL, a.ID, req.SlotID, a.SlotID, req.IdempotencyKey, req.Fingerprint(),
+			to.doctorID, to.startAt, to.endAt, from.doctorID, from.startAt, from.endAt).
+			Scan(&r.CreatedAt, &r.FromLeft, &r.Left)
+	})
 	to.granted--
+	if err != nil || refused != nil {
+		delete(b.held, holding{req.SlotID, req.PatientID})
+		b.out[i] = booker.Outcome{Err: refused}
+		return err
+	}
 	to.count++
 	from.count--
 	delete(b.held, holding{a.SlotID, a.PatientID})
 	b.out[i] = booker.Outcome{Rescheduling: r}
 	return nil
+}
+
+// savepoint runs fn under a savepoint. A refusal by a constraint the domain
+// names is rolled back to the savepoint and returned as refused; any other
+// failure is err, and fails the batch.
+func (b *batch) savepoint(ctx context.Context, fn func(pgx.Tx) error) (refused *shared.Error, err error) {
+	sp, err := b.tx.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err = fn(sp); err == nil {
+		return nil, sp.Commit(ctx)
+	}
+	if rbErr := sp.Rollback(ctx); rbErr != nil {
+		return nil, errors.Join(err, rbErr)
+	}
+	if errors.As(translate(err), &refused) {
+		return refused, nil
+	}
+	return nil, fmt.Errorf("postgres: move: %w", err)
 }
 
 func replayMove(m moved, req booker.RescheduleRequest) booker.Outcome {

@@ -264,3 +264,38 @@ func TestCancelRules(t *testing.T) {
 		t.Errorf("%d cancellation events, want 1 (refusals send nothing)", n)
 	}
 }
+
+// A move a constraint refuses is rolled back alone: the batch's other ops
+// stand. Here chk_booked is narrowed so that the move's target can take no
+// one, which the batch's view of the slot cannot know.
+func TestMoveRefusedByAConstraintLeavesTheBatch(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	from := pgtest.InsertSlot(t, pool, 42, future, 1)
+	to := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 1)
+	other := pgtest.InsertSlot(t, pool, 42, future.Add(2*time.Hour), 1)
+	b, err := store.Book(ctx, booker.BookRequest{SlotID: from, PatientID: 7, IdempotencyKey: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, fmt.Sprintf(`ALTER TABLE time_slot DROP CONSTRAINT chk_booked,
+        ADD CONSTRAINT chk_booked CHECK (booked_count BETWEEN 0 AND capacity AND NOT (id = %d AND booked_count > 0))`, to)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := store.Decide(ctx, []booker.Op{
+		{Reschedule: &booker.RescheduleRequest{AppointmentID: b.ID, SlotID: to, PatientID: 7, IdempotencyKey: "m"}},
+		{Book: &booker.BookRequest{SlotID: other, PatientID: 8, IdempotencyKey: "k"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(out[0].Err, booker.ErrSlotFull) || out[1].Err != nil {
+		t.Fatalf("outcomes %v / %v, want SLOT_FULL for the move and a booking", out[0].Err, out[1].Err)
+	}
+	if bookedCount(t, pool, from) != 1 || bookedCount(t, pool, to) != 0 || bookedCount(t, pool, other) != 1 {
+		t.Errorf("counts %d %d %d, want 1 0 1", bookedCount(t, pool, from), bookedCount(t, pool, to), bookedCount(t, pool, other))
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment_reschedule`); n != 0 {
+		t.Errorf("%d reschedule rows, want 0", n)
+	}
+}
