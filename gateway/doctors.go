@@ -34,10 +34,17 @@ func (c *SlotLists) Doctor(ctx context.Context, id int64) (Doctor, bool, error) 
 		return Doctor{}, false, err
 	}
 	c.doctors.mu.Lock()
-	if c.doctors.entries == nil || len(c.doctors.entries) > 100_000 {
+	if c.doctors.entries == nil || len(c.doctors.entries) >= c.MaxEntries {
 		c.doctors.entries = make(map[int64]doctorEntry)
 	}
 	c.doctors.entries[id] = doctorEntry{doctor: d, ok: ok, expires: now.Add(c.ttl)}
 	c.doctors.mu.Unlock()
 	return d, ok, nil
+}
+
+// DoctorsCached is how many doctors' names the list cache holds.
+func (c *SlotLists) DoctorsCached() int {
+	c.doctors.mu.Lock()
+	defer c.doctors.mu.Unlock()
+	return len(c.doctors.entries)
 }

@@ -16,12 +16,16 @@ import (
 // key make one database query. Reads pass everything else through.
 type SlotLists struct {
 	Reads
-	ttl     time.Duration
-	zone    *time.Location
-	mu      sync.Mutex
-	entries map[listKey]cachedList
-	group   singleflight.Group
-	doctors doctorCache
+	// MaxEntries bounds the cached lists: any doctor id and date a client
+	// asks for is a key. Past it the cache starts afresh (no LRU to keep).
+	// The doctors' names are bounded alike.
+	MaxEntries int
+	ttl        time.Duration
+	zone       *time.Location
+	mu         sync.Mutex
+	entries    map[listKey]cachedList
+	group      singleflight.Group
+	doctors    doctorCache
 }
 
 type listKey struct {
@@ -37,7 +41,7 @@ type cachedList struct {
 // NewSlotLists caches the lists of reads for ttl; zone is the clinic's, in
 // which an announced start time falls on a date.
 func NewSlotLists(reads Reads, ttl time.Duration, zone *time.Location) *SlotLists {
-	return &SlotLists{Reads: reads, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
+	return &SlotLists{Reads: reads, MaxEntries: 100_000, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
 }
 
 // ListSlots serves the list from the cache or the database.
@@ -54,7 +58,7 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Da
 		slots, err := c.Reads.ListSlots(ctx, doctorID, day)
 		if err == nil {
 			c.mu.Lock()
-			if len(c.entries) > 100_000 {
+			if len(c.entries) >= c.MaxEntries {
 				clear(c.entries)
 			}
 			c.entries[k] = cachedList{slots: slots, expires: time.Now().Add(c.ttl)}
@@ -66,6 +70,13 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Da
 		return nil, err
 	}
 	return v.([]Slot), nil
+}
+
+// Len is the number of cached lists.
+func (c *SlotLists) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // Invalidate drops the list of the doctor's day that contains startAt.

@@ -15,6 +15,7 @@ import (
 	"termin/booker/jetstream"
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+	gwhttp "termin/gateway/http"
 	"termin/shared/poll"
 )
 
@@ -133,7 +134,7 @@ func (s *stack) startGatewayAuth(secret []byte) *gatewayapp.App {
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
-		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), AuthSecret: secret,
+		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: gwhttp.AuthConfig{Secret: secret},
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	})
 	if err != nil {

@@ -126,6 +126,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 
 // loadAppointment reads the appointment of the path and checks that the
 // caller may see it; when it answers false it has written the problem.
+// Another patient's appointment is APPOINTMENT_NOT_FOUND, as in the contract.
 // An id that is not a positive integer is a 400 INVALID_REQUEST that says so
 // rather than a 404: no appointment could ever have such an id.
 func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (gateway.Appointment, bool) {
@@ -138,7 +139,8 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
 	if err == nil && !who.mayActFor(a.PatientID) {
-		err = gateway.ErrAppointmentNotFound // another patient's: its existence is not revealed
+		// Exactly the answer of a missing id, so that ids cannot be probed.
+		err = gateway.ErrAppointmentNotFound
 	}
 	if err != nil {
 		s.fail(ctx, err)

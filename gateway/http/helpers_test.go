@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"slices"
@@ -166,13 +167,35 @@ type env struct {
 	reads  *fakeReads
 	secret []byte
 	client *fasthttp.HostClient
+	dial   func() (net.Conn, error)
+	logs   *lockedBuffer
 }
 
-// options of newEnv.
+// options of newEnv. Without a secret authentication is disabled.
 type envOptions struct {
-	secret  []byte
-	ready   func(context.Context) error
-	doctors gateway.DoctorWriter
+	secret   []byte
+	ready    func(context.Context) error
+	issuer   string
+	audience string
+	doctors  gateway.DoctorWriter
+}
+
+// lockedBuffer collects the server's log for tests that look for leaks.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -188,10 +211,11 @@ func newEnv(t *testing.T, opts envOptions) *env {
 				DoctorID: 43, StartAt: past, EndAt: past.Add(15 * time.Minute)},
 		},
 		doctors: map[int64]gateway.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
-	}, secret: opts.secret}
+	}, secret: opts.secret, logs: &lockedBuffer{}}
+	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret, Doctors: opts.doctors,
-		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(),
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
@@ -209,6 +233,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+	e.dial = ln.Dial
 	e.client = &fasthttp.HostClient{Addr: "gateway.test", Dial: func(string) (net.Conn, error) { return ln.Dial() }}
 	return e
 }
@@ -335,5 +360,8 @@ func (e *env) bearer(t *testing.T, sub, role string) map[string]string {
 	tok := token(t, e.secret, jwt.MapClaims{"sub": sub, "role": role, "exp": time.Now().Add(time.Hour).Unix()})
 	return map[string]string{"Authorization": "Bearer " + tok}
 }
+
+// noAuth is the configuration of tests that are not about authentication.
+var noAuth = gwhttp.AuthConfig{Disabled: true}
 
 var errBoom = errors.New("boom: connection to 10.0.0.7 refused")
