@@ -25,6 +25,8 @@ func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 			out[i].Booking, err = o.svc.Book(ctx, *op.Book)
 		case op.Reschedule != nil:
 			out[i].Rescheduling, err = o.svc.Reschedule(ctx, *op.Reschedule)
+		case op.Confirm != 0:
+			out[i], err = o.confirm(ctx, op)
 		default:
 			out[i].Cancellation, err = o.svc.Cancel(ctx, op.Cancel)
 		}
@@ -37,4 +39,18 @@ func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// confirm hands a confirmation to the service's own batch decision: a hold
+// is confirmed or expired only where the places are counted.
+func (o oneByOne) confirm(ctx context.Context, op Op) (Outcome, error) {
+	bs, ok := o.svc.(BatchService)
+	if !ok {
+		return Outcome{}, errors.New("booker: this service cannot confirm holds")
+	}
+	out, err := bs.Decide(ctx, []Op{op})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return out[0], out[0].Err
 }

@@ -12,14 +12,20 @@ import (
 	"time"
 )
 
-// Status is the state of an appointment; a cancelled one frees its place.
+// Status is the state of an appointment; a cancelled or expired one frees its place.
 type Status string
 
-// The two states an appointment can be in.
+// The states an appointment can be in. A hold (HELD) takes its place like a
+// booking until it is confirmed (BOOKED) or its time runs out (EXPIRED).
 const (
 	StatusBooked    Status = "BOOKED"
+	StatusHeld      Status = "HELD"
 	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
 )
+
+// Active reports whether the appointment takes its place.
+func (s Status) Active() bool { return s == StatusBooked || s == StatusHeld }
 
 // Slot is one bookable period of a doctor, precomputed as a row so that a
 // booking has one concrete thing to lock and count.
@@ -37,9 +43,8 @@ type Slot struct {
 // Available is the number of places still free.
 func (s Slot) Available() int { return s.Capacity - s.BookedCount }
 
-// Appointment is one patient's place in one slot. DoctorID, StartAt and
-// EndAt are the slot's, set by the reads and by the decisions that know them
-// (zero otherwise).
+// Appointment is one patient's place in one slot. DoctorID and StartAt are
+// the slot's, set by the reads and by a reschedule (zero otherwise).
 type Appointment struct {
 	ID        int64
 	SlotID    int64
@@ -48,7 +53,11 @@ type Appointment struct {
 	CreatedAt time.Time
 	DoctorID  int64
 	StartAt   time.Time
-	EndAt     time.Time
+	// ExpiresAt is when a hold ends; zero unless Status is HELD.
+	ExpiresAt time.Time
+	// EndAt is the end of the appointment's time, the last slot's end for a
+	// longer visit; zero when the deciding path did not learn it.
+	EndAt time.Time
 }
 
 // Doctor names a doctor for patients: the slot list, the messages and the web
@@ -66,6 +75,12 @@ type BookRequest struct {
 	SlotID         int64
 	PatientID      int64
 	IdempotencyKey string
+	// Hold asks for a hold (HELD until confirmed) instead of a booking.
+	Hold bool
+	// Minutes is the visit's length when it is longer than the slot: a
+	// multiple of the slot's length, taking the following slots of the
+	// doctor too, all or none. Zero means one slot.
+	Minutes int
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs only: it takes no part in the decision or the fingerprint.
 	TraceID string
@@ -73,10 +88,21 @@ type BookRequest struct {
 
 // Fingerprint identifies the request body stored with a key, so that the same
 // key sent with another body is recognised and refused rather than replayed.
+// A plain one-slot booking keeps the first version's fingerprint, so that
+// keys decided before holds and longer visits existed still replay.
 func (r BookRequest) Fingerprint() string {
-	sum := sha256.Sum256([]byte("v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)))
+	body := "v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)
+	if r.Hold || r.Minutes > 0 {
+		body = "v2|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10) +
+			"|" + strconv.FormatBool(r.Hold) + "|" + strconv.Itoa(r.Minutes)
+	}
+	sum := sha256.Sum256([]byte(body))
 	return hex.EncodeToString(sum[:])
 }
+
+// Plain reports whether the request is a booking of one slot, the common
+// case every fast path is built for.
+func (r BookRequest) Plain() bool { return !r.Hold && r.Minutes == 0 }
 
 // Booking is the outcome of a successful BookRequest.
 type Booking struct {
@@ -116,21 +142,49 @@ type Service interface {
 	Reschedule(ctx context.Context, req RescheduleRequest) (Rescheduling, error)
 }
 
-// Op is one command of a batch, in arrival order: a booking, a reschedule or
-// a cancellation.
+// Op is one command of a batch, in arrival order: a booking, a reschedule, a
+// cancellation or the confirmation of a hold.
 type Op struct {
 	Book       *BookRequest
 	Reschedule *RescheduleRequest
-	Cancel     int64 // appointment id, when Book and Reschedule are nil
+	Cancel     int64 // appointment id, when Book and Reschedule are nil and Confirm is 0
+	Confirm    int64 // appointment id of a hold to confirm, when Book and Reschedule are nil
 }
 
 // Outcome is what became of one Op: a booking, a reschedule, a cancellation,
-// or a refusal (one of the domain errors).
+// a confirmation, or a refusal (one of the domain errors).
 type Outcome struct {
 	Booking      Booking
 	Rescheduling Rescheduling
 	Cancellation Cancellation
+	Confirmation Confirmation
 	Err          error
+}
+
+// Confirmation is the outcome of confirming a hold.
+type Confirmation struct {
+	Appointment
+	// Changed is true only for the request that moved the hold to BOOKED.
+	Changed bool
+	// Expired is set when the confirmation came too late and expired the
+	// hold itself, freeing its places.
+	Expired *Expiry
+}
+
+// Expiry is a hold whose time ran out and whose places were freed, by the
+// expiry job or by a confirmation that came too late.
+type Expiry struct {
+	Appointment
+	// Slots are the places freed, one per slot the hold took, with what each has left.
+	Slots []Freed
+}
+
+// Freed is a slot that got a place back.
+type Freed struct {
+	SlotID   int64
+	DoctorID int64
+	StartAt  time.Time
+	Left     int
 }
 
 // BatchService decides many commands in one transaction. The outcome of each

@@ -34,6 +34,7 @@ var (
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 	ErrAppointmentPast     = shared.NewError(shared.CodeAppointmentPast, "the appointment has started; it can no longer be cancelled or moved")
 	ErrAppointmentCanceled = shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; book a new one instead")
+	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
 )
 
 // Slot is what the gateway reads of a slot: enough to route a booking to its
@@ -60,12 +61,14 @@ type Status string
 // The two states an appointment can be in.
 const (
 	StatusBooked    Status = "BOOKED"
+	StatusHeld      Status = "HELD"
 	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
 )
 
-// Appointment is one patient's place in one slot. DoctorID, StartAt and
-// EndAt are the slot's: set by the reads and by a reschedule's decision, zero
-// in a booking's decision (which names the slot only).
+// Appointment is one patient's place in one slot. DoctorID and StartAt are
+// the slot's: set by the reads and by a reschedule's decision, zero in a
+// booking's decision (which names the slot only).
 type Appointment struct {
 	ID        int64
 	SlotID    int64
@@ -74,6 +77,9 @@ type Appointment struct {
 	CreatedAt time.Time
 	DoctorID  int64
 	StartAt   time.Time
+	// ExpiresAt is a hold's end, zero unless HELD; EndAt is the end of the
+	// appointment's time (a longer visit's last slot), zero when unknown.
+	ExpiresAt time.Time
 	EndAt     time.Time
 }
 
@@ -99,6 +105,10 @@ type BookRequest struct {
 	SlotID         int64
 	PatientID      int64
 	IdempotencyKey string
+	// Hold asks for a hold (HELD until confirmed); Minutes for a longer
+	// visit taking the slot and the doctor's following ones (0: the slot).
+	Hold    bool
+	Minutes int
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
@@ -130,6 +140,9 @@ type Bookings interface {
 	// req.SlotID and returns the decision, or a queued result past the reply
 	// budget. Refusals are errors with the refusal's code, as for a booking.
 	RequestReschedule(ctx context.Context, a Appointment, req RescheduleRequest) (BookingResult, error)
+	// RequestConfirmation queues the confirmation of the hold a and returns
+	// the booked appointment; a hold that has ended is ErrHoldExpired.
+	RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.

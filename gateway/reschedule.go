@@ -80,16 +80,5 @@ func moveResult(d shared.Decision, a Appointment, req RescheduleRequest) (Bookin
 	case d.Code != shared.Rescheduled || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
-	return BookingResult{Replay: d.Replay, Appointment: fromWire(d.Appointment)}, nil
-}
-
-// fromWire reads an appointment of a decision.
-func fromWire(w *shared.Appointment) Appointment {
-	a := Appointment{ID: w.ID, SlotID: w.SlotID, PatientID: w.PatientID, Status: Status(w.Status), DoctorID: w.DoctorID}
-	a.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
-	if w.StartAt != "" { // a booking's decision has no times
-		a.StartAt, _ = time.Parse(time.RFC3339, w.StartAt)
-		a.EndAt, _ = time.Parse(time.RFC3339, w.EndAt)
-	}
-	return a
+	return BookingResult{Replay: d.Replay, Appointment: appointment(d.Appointment)}, nil
 }

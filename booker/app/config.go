@@ -47,6 +47,8 @@ type Config struct {
 	// appointment that starts within it (CANCEL_CUTOFF_PASSED); 0 allows
 	// both until the start (APPOINTMENT_PAST after it).
 	CancelCutoff time.Duration
+	// Holds sets the holds' life and the expiry job.
+	Holds HoldConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
 	// to slow the booker down or to break it on purpose; production leaves it nil.
 	Decorate func(booker.Service) booker.Service
@@ -91,6 +93,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
 	fs.DurationVar(&cfg.CancelCutoff, "cancel-cutoff", envconf.Duration("CANCEL_CUTOFF", 0), "refuse cancelling or moving an appointment that starts within this time, e.g. 24h; 0 turns it off (CANCEL_CUTOFF)")
+	fs.DurationVar(&cfg.Holds.TTL, "hold-ttl", envconf.Duration("HOLD_TTL", defaultHoldTTL), "how long a hold keeps its place unless confirmed (HOLD_TTL)")
+	fs.DurationVar(&cfg.Holds.Sweep, "hold-sweep", envconf.Duration("HOLD_SWEEP", defaultHoldSweep), "how often expired holds are freed (HOLD_SWEEP)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

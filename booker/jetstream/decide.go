@@ -72,6 +72,10 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 		case shared.KindReschedule:
 			ops[i].Reschedule = &booker.RescheduleRequest{AppointmentID: e.cmd.AppointmentID, SlotID: e.cmd.SlotID,
 				PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID,
+				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
+		case shared.KindConfirm:
+			ops[i].Confirm = e.cmd.AppointmentID
 		default:
 			ops[i].Cancel = e.cmd.AppointmentID
 		}
@@ -115,7 +119,8 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 	var refused *shared.Error
 	switch {
 	case errors.As(o.Err, &refused):
-		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: cmd.SlotID}
+		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: cmd.SlotID,
+			Hold: cmd.Hold, Minutes: cmd.Minutes}
 	case cmd.Kind == shared.KindCancel:
 		c := o.Cancellation
 		return shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
@@ -124,10 +129,14 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 		r := o.Rescheduling
 		return shared.Decision{V: shared.Version, Code: shared.Rescheduled, Replay: r.Replay, SlotID: cmd.SlotID,
 			Appointment: wire(r.Appointment), Left: r.Left}
+	case cmd.Kind == shared.KindConfirm:
+		c := o.Confirmation
+		return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: !c.Changed,
+			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
 	b := o.Booking
 	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
-		Appointment: wire(b.Appointment), Left: b.Left}
+		Hold: cmd.Hold, Minutes: cmd.Minutes, Appointment: wire(b.Appointment), Left: b.Left}
 }
 
 // announce tells the gateways each slot's latest state after the batch, in
@@ -142,12 +151,15 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
 			booked[e.cmd.SlotID] = e.outcome.Booking
-		case e.decision.Code == shared.CodeSlotFull:
+		case e.decision.Code == shared.CodeSlotFull && e.cmd.Minutes == 0:
+			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
 			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
 		case e.decision.Code == shared.Rescheduled && !e.decision.Replay:
 			states = append(states, w.Announcer.Moved(ctx, e.outcome.Rescheduling)...)
+		case e.outcome.Confirmation.Expired != nil:
+			states = append(states, w.Announcer.Expired(*e.outcome.Confirmation.Expired)...)
 		}
 	}
 	for _, b := range booked {
@@ -169,7 +181,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 // was reused with another body.
 func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
 	otherAppointment := cmd.Kind == shared.KindReschedule && d.Appointment != nil && d.Appointment.ID != cmd.AppointmentID
-	if d.SlotID != cmd.SlotID || otherAppointment {
+	if d.SlotID != cmd.SlotID || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes || otherAppointment {
 		return shared.Decision{V: shared.Version, Code: shared.CodeIdempotencyKeyReused,
 			Detail: booker.ErrKeyReused.Msg, SlotID: cmd.SlotID}
 	}
@@ -186,12 +198,9 @@ func (w *Worker) count(d shared.Decision) {
 }
 
 func wire(a booker.Appointment) *shared.Appointment {
-	w := &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, DoctorID: a.DoctorID,
-		Status: string(a.Status), CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano)}
-	if !a.StartAt.IsZero() {
-		w.StartAt, w.EndAt = a.StartAt.UTC().Format(time.RFC3339), a.EndAt.UTC().Format(time.RFC3339)
-	}
-	return w
+	return &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, DoctorID: a.DoctorID,
+		Status: string(a.Status), CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano),
+		StartAt: rfc3339(a.StartAt), ExpiresAt: rfc3339(a.ExpiresAt), EndAt: rfc3339(a.EndAt)}
 }
 
 // recordKey is where the decision of a booking or a reschedule is kept in
@@ -204,4 +213,12 @@ func recordKey(cmd shared.Command) (string, bool) {
 		return shared.RescheduleDecisionKey(cmd.PatientID, cmd.IdempotencyKey), true
 	}
 	return "", false
+}
+
+// rfc3339 formats t in UTC, or gives "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

@@ -121,6 +121,9 @@ func commandKey(cmd shared.Command) string {
 	if key, ok := recordKey(cmd); ok {
 		return key
 	}
+	if cmd.Kind == shared.KindConfirm {
+		return shared.ConfirmMsgID(cmd.AppointmentID)
+	}
 	return shared.CancelMsgID(cmd.AppointmentID)
 }
 

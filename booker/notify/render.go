@@ -40,14 +40,18 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, doctorName string,
 	if doctor == "" {
 		doctor = fmt.Sprintf(l.doctor, a.DoctorID)
 	}
-	var subject, intro, hint, short string
+	var intro, hint, short string
+	subject := l.subjectBooked
 	switch ev.Type {
-	case outbox.SubjectBooked:
-		subject, intro, hint = l.subjectBooked, l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
+	case outbox.SubjectBooked, outbox.SubjectConfirmed:
+		intro, hint = l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
 		short = fmt.Sprintf(l.smsBooked, when, doctor, a.AppointmentID)
 	case outbox.SubjectCancelled:
-		subject, intro, hint = l.subjectCancelled, l.cancelled, l.rebookHint
+		intro, hint, subject = l.cancelled, l.rebookHint, l.subjectCancelled
 		short = fmt.Sprintf(l.smsCancelled, when, doctor)
+	case outbox.SubjectExpired:
+		intro, hint, subject = l.expired, l.rebookHint, l.subjectExpired
+		short = fmt.Sprintf(l.smsExpired, when, doctor)
 	case outbox.SubjectRescheduled:
 		if a.FromStartAt == nil {
 			return Message{}, fmt.Errorf("%s without fromStartAt", ev.Type)
@@ -74,14 +78,17 @@ type language struct {
 	hello, helloName        string
 	subjectBooked           string
 	subjectCancelled        string
+	subjectExpired          string
 	subjectMoved            string
 	booked, cancelled       string
+	expired                 string
 	moved                   string // with the old date and time
 	details                 string // date, time span, doctor, appointment number
 	doctor                  string
 	cancelHint, rebookHint  string
 	smsBooked, smsCancelled string
 	smsMoved                string
+	smsExpired              string
 	signOff                 string
 }
 

@@ -16,10 +16,15 @@ import (
 
 // The stream and subjects of the domain events. An event's subject is its type.
 const (
-	StreamName         = "EVENTS"
-	SubjectBooked      = "appointment.booked"
-	SubjectCancelled   = "appointment.cancelled"
+	StreamName       = "EVENTS"
+	SubjectBooked    = "appointment.booked"
+	SubjectCancelled = "appointment.cancelled"
+	// SubjectRescheduled is an appointment moved to another slot.
 	SubjectRescheduled = "appointment.rescheduled"
+	// SubjectConfirmed is a hold turned into a booking: the confirmation.
+	SubjectConfirmed = "appointment.confirmed"
+	// SubjectExpired is a hold whose time ran out: its place is free again.
+	SubjectExpired = "appointment.expired"
 )
 
 // Event is the envelope of one outbox row on the stream. ID is the row's id and
@@ -47,6 +52,7 @@ type Appointment struct {
 	FromDoctorID  int64      `json:"fromDoctorId,omitempty"`
 	FromStartAt   *time.Time `json:"fromStartAt,omitempty"`
 	FromEndAt     *time.Time `json:"fromEndAt,omitempty"`
+	ExpiredAt     *time.Time `json:"expiredAt,omitempty"`
 }
 
 // Setup creates or updates the EVENTS stream. It is idempotent, so every booker

@@ -4,22 +4,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"termin/booker"
 )
 
 // appointmentColumns are an appointment's columns with its slot's doctor and
-// times, for a query over appointment a JOIN time_slot t.
-const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at, t.doctor_id, t.start_at, t.end_at`
+// start, for a query over appointment a JOIN time_slot t: its end is the
+// period's (a longer visit's last slot) or the slot's.
+const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.expires_at,
+        t.doctor_id, t.start_at, coalesce(upper(a.period), t.end_at), cardinality(a.span_slot_ids)`
 
+// scanAppointment reads appointmentColumns; spans is how many slots a longer
+// visit takes beyond its first.
 func scanAppointment(row pgx.Row) (booker.Appointment, error) {
-	var a booker.Appointment
-	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt)
+	a, _, err := scanAppointmentSpan(row)
 	return a, err
 }
 
-// Appointment reads one appointment by id, with its slot's doctor and times.
+func scanAppointmentSpan(row pgx.Row) (booker.Appointment, int, error) {
+	var a booker.Appointment
+	var expires *time.Time
+	var spans int
+	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &expires, &a.DoctorID, &a.StartAt, &a.EndAt, &spans)
+	a.ExpiresAt = orZero(expires)
+	return a, spans, err
+}
+
+// Appointment reads one appointment by id.
 func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
 	a, err := scanAppointment(s.pool.QueryRow(ctx, `
         SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`, id))
@@ -36,7 +49,7 @@ func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, 
 // announcement carries them, so that a gateway refusing the slot locally still
 // lets a holder's repeat through to its own answer.
 func (s *Store) Holders(ctx context.Context, slotID int64) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT patient_id FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slotID)
+	rows, err := s.pool.Query(ctx, `SELECT patient_id FROM appointment WHERE slot_id = $1 AND status IN ('BOOKED', 'HELD')`, slotID)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: holders: %w", err)
 	}

@@ -72,8 +72,9 @@ func (b *batch) readMoved(res pgx.BatchResults) error {
 // chk_booked or uq_active_patient_slot fails the statement and the batch.
 const moveSQL = `
 WITH a AS (
-    UPDATE appointment SET slot_id = $2
-    WHERE id = $1 AND status = 'BOOKED' AND slot_id = $3
+    UPDATE appointment SET slot_id = $2, period = tstzrange($7::timestamptz, $8::timestamptz),
+                           solo_doctor_id = CASE WHEN $12::bool THEN $6::bigint END
+    WHERE id = $1 AND status = 'BOOKED' AND slot_id = $3 AND span_slot_ids = '{}'
     RETURNING id, patient_id, created_at
 ), old AS (
     UPDATE time_slot t SET booked_count = t.booked_count - 1 FROM a WHERE t.id = $3
@@ -110,7 +111,7 @@ func (b *batch) reschedule(ctx context.Context, i int) error {
 		return nil
 	}
 	b.moving[id] = i
-	a, err := b.movable(ctx, req)
+	a, spans, err := b.movable(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func (b *batch) reschedule(ctx context.Context, i int) error {
 		// again and reads the appointment afresh.
 		return fmt.Errorf("postgres: appointment %d moved while the batch was locking its slots", a.ID)
 	}
-	if b.out[i].Err = b.checkMove(a, req); b.out[i].Err != nil {
+	if b.out[i].Err = b.checkMove(a, spans, req); b.out[i].Err != nil {
 		return nil
 	}
 	return b.move(ctx, i, a)
@@ -128,32 +129,71 @@ func (b *batch) reschedule(ctx context.Context, i int) error {
 
 // movable reads the appointment to move, locked; a refusal is left in the
 // op's outcome by checkMove, an infrastructure failure returned.
-func (b *batch) movable(ctx context.Context, req booker.RescheduleRequest) (booker.Appointment, error) {
-	a, err := scanAppointment(b.tx.QueryRow(ctx, `
+func (b *batch) movable(ctx context.Context, req booker.RescheduleRequest) (booker.Appointment, int, error) {
+	a, spans, err := scanAppointmentSpan(b.tx.QueryRow(ctx, `
         SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id
         WHERE a.id = $1 FOR UPDATE OF a`, req.AppointmentID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return booker.Appointment{}, nil
+		return booker.Appointment{}, 0, nil
 	}
 	if err != nil {
-		return booker.Appointment{}, fmt.Errorf("postgres: appointment to move: %w", err)
+		return booker.Appointment{}, 0, fmt.Errorf("postgres: appointment to move: %w", err)
 	}
-	return a, nil
+	return a, spans, nil
 }
+
+// Refusals of moves the booking codes do not name: a hold is confirmed
+// before it is moved, and a longer visit is cancelled and booked anew.
+var (
+	errMoveHold = shared.NewError(shared.CodeInvalidRequest, "a hold cannot be moved; confirm it first")
+	errMoveSpan = shared.NewError(shared.CodeInvalidRequest, "a longer visit cannot be moved; cancel it and book again")
+)
 
 // checkMove refuses a move the rules or the new slot do not allow; when it
 // allows one, the new slot's place is granted in the batch's view.
-func (b *batch) checkMove(a booker.Appointment, req booker.RescheduleRequest) error {
+func (b *batch) checkMove(a booker.Appointment, spans int, req booker.RescheduleRequest) error {
 	switch {
 	case a.ID == 0 || a.PatientID != req.PatientID:
 		return booker.ErrAppointmentNotFound
+	case a.Status == booker.StatusHeld:
+		return errMoveHold
 	case a.Status != booker.StatusBooked:
 		return booker.ErrAppointmentCanceled
+	case spans > 0:
+		return errMoveSpan
 	}
 	if err := b.rules.Check(a.StartAt, b.now); err != nil {
 		return err
 	}
-	return allocate(b.slots[req.SlotID], b.held, booker.BookRequest{SlotID: req.SlotID, PatientID: req.PatientID})
+	if err := allocate(b.slots[req.SlotID], b.held, booker.BookRequest{SlotID: req.SlotID, PatientID: req.PatientID}); err != nil {
+		return err
+	}
+	if b.overlapsInBatch(a.ID, req) {
+		b.slots[req.SlotID].granted--
+		delete(b.held, holding{req.SlotID, req.PatientID})
+		return booker.ErrOverlapping
+	}
+	return nil
+}
+
+// overlapsInBatch reports whether the new slot overlaps another active time
+// of the patient that the batch knows of and the database cannot see yet:
+// a winner of this batch, or (careful) the times read for the patient. The
+// ones committed before are the exclusion constraint's, under the savepoint.
+func (b *batch) overlapsInBatch(appt int64, req booker.RescheduleRequest) bool {
+	to := b.slots[req.SlotID]
+	for _, w := range b.winners {
+		bk := b.out[w].Booking
+		if b.ops[w].Book.PatientID == req.PatientID && bk.StartAt.Before(to.endAt) && to.startAt.Before(bk.EndAt) {
+			return true
+		}
+	}
+	for _, t := range b.times[req.PatientID] {
+		if t.appt != appt && t.overlaps(to.startAt, to.endAt) {
+			return true
+		}
+	}
+	return false
 }
 
 // move writes the granted move and brings the batch's view of both slots up
@@ -169,7 +209,7 @@ func (b *batch) move(ctx context.Context, i int, a booker.Appointment) error {
 		DoctorID: to.doctorID, StartAt: to.startAt, EndAt: to.endAt}
 	refused, err := b.savepoint(ctx, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, moveSQL, a.ID, req.SlotID, a.SlotID, req.IdempotencyKey, req.Fingerprint(),
-			to.doctorID, to.startAt, to.endAt, from.doctorID, from.startAt, from.endAt).
+			to.doctorID, to.startAt, to.endAt, from.doctorID, from.startAt, from.endAt, to.capacity == 1).
 			Scan(&r.CreatedAt, &r.FromLeft, &r.Left)
 	})
 	to.granted--
@@ -179,8 +219,10 @@ func (b *batch) move(ctx context.Context, i int, a booker.Appointment) error {
 		return err
 	}
 	to.count++
-	from.count--
-	delete(b.held, holding{a.SlotID, a.PatientID})
+	b.freeSlots(a.ID, a.PatientID, a.SlotID)
+	if b.times != nil {
+		b.times[a.PatientID] = append(b.times[a.PatientID], span{appt: a.ID, lo: to.startAt, hi: to.endAt})
+	}
 	b.out[i] = booker.Outcome{Rescheduling: r}
 	return nil
 }
@@ -199,7 +241,11 @@ func (b *batch) savepoint(ctx context.Context, fn func(pgx.Tx) error) (refused *
 	if rbErr := sp.Rollback(ctx); rbErr != nil {
 		return nil, errors.Join(err, rbErr)
 	}
-	if errors.As(translate(err), &refused) {
+	translated := translate(err)
+	if errors.Is(translated, errDoctorBusy) { // the doctor has another patient at that time
+		return booker.ErrSlotFull, nil
+	}
+	if errors.As(translated, &refused) {
 		return refused, nil
 	}
 	return nil, fmt.Errorf("postgres: move: %w", err)

@@ -21,7 +21,10 @@ type appointmentJSON struct {
 	CreatedAt string `json:"createdAt"`
 	DoctorID  int64  `json:"doctorId,omitempty"`
 	StartAt   string `json:"startAt,omitempty"`
+	// EndAt is known once the booker has written the appointment's time;
+	// ExpiresAt only while it is HELD.
 	EndAt     string `json:"endAt,omitempty"`
+	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
 func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
@@ -34,7 +37,13 @@ func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 		DoctorID:  a.DoctorID,
 	}
 	if !a.StartAt.IsZero() {
-		j.StartAt, j.EndAt = formatTime(a.StartAt), formatTime(a.EndAt)
+		j.StartAt = formatTime(a.StartAt)
+	}
+	if !a.EndAt.IsZero() {
+		j.EndAt = formatTime(a.EndAt)
+	}
+	if a.Status == gateway.StatusHeld && !a.ExpiresAt.IsZero() {
+		j.ExpiresAt = formatTime(a.ExpiresAt)
 	}
 	return j
 }

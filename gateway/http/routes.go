@@ -24,6 +24,7 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeConfirm
 	routeReschedule
 	routeDoctors
 	routeDoctor
@@ -57,6 +58,7 @@ var routes = [numRoutes]route{
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
+	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 	routeReschedule:   {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
 	routeDoctors:      {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
 	routeDoctor:       {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
@@ -72,6 +74,7 @@ var (
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
 	rescheduleSuffix  = []byte("/reschedule")
+	confirmSuffix     = []byte("/confirm")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -97,6 +100,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 		}
 		if id, ok := bytes.CutSuffix(rest, rescheduleSuffix); ok && isSegment(id) {
 			return routeReschedule, id
+		}
+		if id, ok := bytes.CutSuffix(rest, confirmSuffix); ok && isSegment(id) {
+			return routeConfirm, id
 		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {

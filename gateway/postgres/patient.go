@@ -4,18 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"termin/gateway"
 )
 
 // appointmentColumns are an appointment's columns with its slot's doctor and
-// times, for a query over appointment a JOIN time_slot t.
-const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at, t.doctor_id, t.start_at, t.end_at`
+// start, for a query over appointment a JOIN time_slot t; its end is the
+// period's (a longer visit's last slot) or the slot's, and a hold's end.
+const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at,
+        t.doctor_id, t.start_at, coalesce(upper(a.period), t.end_at), a.expires_at`
 
 func scanAppointment(row pgx.Row) (gateway.Appointment, error) {
 	var a gateway.Appointment
-	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt)
+	var expires *time.Time
+	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt, &expires)
+	if expires != nil {
+		a.ExpiresAt = *expires
+	}
 	return a, err
 }
 
