@@ -72,7 +72,11 @@ type Doctor struct {
 // the client per click and scoped to the patient, so a retry of the same click
 // can never become a second appointment.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// request names alternatives; nil for one slot. The booking takes the
+	// first of them with a free place.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
 	// Hold asks for a hold (HELD until confirmed) instead of a booking.
@@ -92,7 +96,17 @@ type BookRequest struct {
 // keys decided before holds and longer visits existed still replay.
 func (r BookRequest) Fingerprint() string {
 	body := "v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)
-	if r.Hold || r.Minutes > 0 {
+	switch {
+	case len(r.SlotIDs) > 0:
+		body = "v3|"
+		for i, id := range r.SlotIDs {
+			if i > 0 {
+				body += ","
+			}
+			body += strconv.FormatInt(id, 10)
+		}
+		body += "|" + strconv.FormatInt(r.PatientID, 10)
+	case r.Hold || r.Minutes > 0:
 		body = "v2|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10) +
 			"|" + strconv.FormatBool(r.Hold) + "|" + strconv.Itoa(r.Minutes)
 	}

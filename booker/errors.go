@@ -18,6 +18,7 @@ var (
 	ErrSlotFull            = shared.NewError(shared.CodeSlotFull, "slot is full")
 	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
 	ErrAlreadyBooked       = shared.NewError(shared.CodeAlreadyBooked, "patient already holds a place in this slot")
+	ErrTooManyAppointments = shared.NewError(shared.CodeTooManyAppointments, "patient holds as many upcoming appointments as allowed")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 	ErrAppointmentPast     = shared.NewError(shared.CodeAppointmentPast, "the appointment has started; it can no longer be cancelled or moved")

@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"termin/shared"
@@ -34,6 +35,7 @@ var (
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 	ErrAppointmentPast     = shared.NewError(shared.CodeAppointmentPast, "the appointment has started; it can no longer be cancelled or moved")
 	ErrAppointmentCanceled = shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; book a new one instead")
+	ErrMixedDoctors        = shared.NewError(shared.CodeInvalidRequest, "slotIds must all be slots of one doctor")
 	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
 )
 
@@ -102,7 +104,11 @@ type RescheduleRequest struct {
 // BookRequest is a patient's click on "book"; the key is the client's, per
 // click and patient, so that a repeat of the click is the same request.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// patient named alternatives; nil for one slot. The booking takes the
+	// first of them with a free place when its turn comes.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
 	// Hold asks for a hold (HELD until confirmed); Minutes for a longer
@@ -112,6 +118,34 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
+}
+
+// NewBookRequest is the request for the first free of slots, in that order.
+func NewBookRequest(slots []int64, patientID int64) BookRequest {
+	req := BookRequest{SlotID: slots[0], PatientID: patientID}
+	if len(slots) > 1 {
+		req.SlotIDs = slots
+	}
+	return req
+}
+
+// Names reports whether the request names the slot, as its slot or one of
+// its alternatives.
+func (r BookRequest) Names(slotID int64) bool {
+	return slotID == r.SlotID || slices.Contains(r.SlotIDs, slotID)
+}
+
+// command is the request as it travels to the booker: a request naming
+// alternatives at their version, so that a booker that does not know them
+// refuses it instead of booking its first slot alone.
+func (r BookRequest) command() shared.Command {
+	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, r.Hold, r.Minutes), Kind: shared.KindBook,
+		SlotID: r.SlotID, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey, TraceID: r.TraceID,
+		Hold: r.Hold, Minutes: r.Minutes}
+	if len(r.SlotIDs) > 0 {
+		cmd.V, cmd.SlotIDs = shared.VersionAlternatives, r.SlotIDs
+	}
+	return cmd
 }
 
 // BookingResult is what became of a booking request within the reply budget.

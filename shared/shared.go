@@ -19,6 +19,15 @@ const Version = 1
 // that predates holds terminates a hold rather than booking it as a plain one.
 const VersionHolds = 2
 
+// VersionAlternatives is the version of a booking Command that names
+// alternatives (SlotIDs). Other commands keep their lower version, so that
+// they stay readable by every booker; a booker that does not know this
+// version terminates such a command rather than book its first slot alone.
+const VersionAlternatives = 3
+
+// MaxAlternatives bounds the slots one booking may name.
+const MaxAlternatives = 20
+
 // Code names an outcome. The error codes are the problem codes of the HTTP API.
 type Code string
 
@@ -36,6 +45,7 @@ const (
 	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
 	CodeSlotFull              Code = "SLOT_FULL"
 	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
+	CodeTooManyAppointments   Code = "TOO_MANY_APPOINTMENTS"
 	CodeSlotClosed            Code = "SLOT_CLOSED"
 	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodeRateLimited           Code = "RATE_LIMITED"
@@ -106,6 +116,11 @@ type Command struct {
 	// Hold and Minutes (VersionHolds) ask for a hold and a longer visit.
 	Hold    bool `json:"hold,omitempty"`
 	Minutes int  `json:"minutes,omitempty"`
+
+	// SlotIDs are a booking's slots in order of preference (SlotID first),
+	// all of one doctor; set only with VersionAlternatives. The booking takes
+	// the first of them with a free place.
+	SlotIDs []int64 `json:"slotIds,omitempty"`
 	// TraceID is the gateway's request id (X-Request-Id), so that the booker's
 	// log lines about this command can be found from what a client reports.
 	// Optional: an older gateway leaves it empty.

@@ -12,6 +12,7 @@ import (
 
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/booker/postgres"
 	"termin/shared"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	// appointment that starts within it (CANCEL_CUTOFF_PASSED); 0 allows
 	// both until the start (APPOINTMENT_PAST after it).
 	CancelCutoff time.Duration
+	// Caps bound a patient's upcoming appointments (per doctor, in total);
+	// zero is off, the default.
+	Caps postgres.Caps
 	// Holds sets the holds' life and the expiry job.
 	Holds HoldConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
@@ -79,6 +83,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
 	fs.StringVar(&cfg.Addr, "addr", envconf.String("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
+	fs.IntVar(&cfg.Caps.PerDoctor, "max-upcoming-per-doctor", envconf.Int("MAX_UPCOMING_PER_DOCTOR", 0), "upcoming appointments a patient may hold with one doctor; 0 = no cap (MAX_UPCOMING_PER_DOCTOR)")
+	fs.IntVar(&cfg.Caps.Total, "max-upcoming", envconf.Int("MAX_UPCOMING", 0), "upcoming appointments a patient may hold in total; 0 = no cap (MAX_UPCOMING)")
 	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 4), "batches decided at once (BOOKER_WORKERS)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 50), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
 	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 2*time.Millisecond), "how long a batch waits to fill (BOOKER_BATCH_WAIT)")

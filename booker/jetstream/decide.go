@@ -68,12 +68,11 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	for i, e := range todo {
 		switch e.cmd.Kind {
 		case shared.KindBook:
-			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, SlotIDs: e.cmd.SlotIDs, PatientID: e.cmd.PatientID,
+				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
 		case shared.KindReschedule:
 			ops[i].Reschedule = &booker.RescheduleRequest{AppointmentID: e.cmd.AppointmentID, SlotID: e.cmd.SlotID,
 				PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
-			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID,
-				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
 		case shared.KindConfirm:
 			ops[i].Confirm = e.cmd.AppointmentID
 		default:
@@ -135,7 +134,7 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
 	b := o.Booking
-	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
+	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: b.SlotID,
 		Hold: cmd.Hold, Minutes: cmd.Minutes, Appointment: wire(b.Appointment), Left: b.Left}
 }
 
@@ -150,7 +149,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 	for _, e := range todo {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
-			booked[e.cmd.SlotID] = e.outcome.Booking
+			booked[e.outcome.Booking.SlotID] = e.outcome.Booking
 		case e.decision.Code == shared.CodeSlotFull && e.cmd.Minutes == 0:
 			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
@@ -181,7 +180,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 // was reused with another body.
 func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
 	otherAppointment := cmd.Kind == shared.KindReschedule && d.Appointment != nil && d.Appointment.ID != cmd.AppointmentID
-	if d.SlotID != cmd.SlotID || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes || otherAppointment {
+	if (d.SlotID != cmd.SlotID && !slices.Contains(cmd.SlotIDs, d.SlotID)) || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes || otherAppointment {
 		return shared.Decision{V: shared.Version, Code: shared.CodeIdempotencyKeyReused,
 			Detail: booker.ErrKeyReused.Msg, SlotID: cmd.SlotID}
 	}

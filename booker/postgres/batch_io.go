@@ -53,7 +53,7 @@ const spanSlotsSQL = `
 // that concurrent batches queue for the same rows in the same order and
 // cannot deadlock; then it reads who holds places in them.
 func (b *batch) read(ctx context.Context) error {
-	var patients, slots, appts, spanFirst []int64
+	var patients, slots, holders, appts, spanFirst []int64
 	var keys []string
 	var spanMinutes []int32
 	var moves batchMoves
@@ -62,9 +62,14 @@ func (b *batch) read(ctx context.Context) error {
 		case op.Reschedule != nil:
 			moves.add(*op.Reschedule)
 			appts = append(appts, op.Reschedule.AppointmentID)
+		case op.Book != nil && len(op.Book.SlotIDs) > 0:
+			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
+			for _, id := range op.Book.SlotIDs { // every alternative is locked and its holders read
+				slots, holders = append(slots, id), append(holders, op.Book.PatientID)
+			}
 		case op.Book != nil:
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
-			slots = append(slots, op.Book.SlotID)
+			slots, holders = append(slots, op.Book.SlotID), append(holders, op.Book.PatientID)
 			if op.Book.Minutes > 0 {
 				spanFirst, spanMinutes = append(spanFirst, op.Book.SlotID), append(spanMinutes, int32(op.Book.Minutes))
 			}
@@ -75,10 +80,10 @@ func (b *batch) read(ctx context.Context) error {
 		}
 	}
 	// A move's new slot is locked and its holders read like a booking's.
-	holdSlots, holdPatients := slots, patients
+	holdSlots, holdPatients := slots, holders
 	if len(moves.patients) > 0 {
 		holdSlots = append(slices.Clip(slots), moves.slots...)
-		holdPatients = append(slices.Clip(patients), moves.patients...)
+		holdPatients = append(slices.Clip(holders), moves.patients...)
 	}
 	q := &pgx.Batch{}
 	q.Queue(`
@@ -103,6 +108,10 @@ func (b *batch) read(ctx context.Context) error {
 	if len(moves.patients) > 0 {
 		q.Queue(movedSQL, moves.patients, moves.keys)
 	}
+	if b.caps.on() {
+		q.Queue(lockPatientsSQL, patients)
+		q.Queue(upcomingSQL, patients, b.now)
+	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -119,7 +128,52 @@ func (b *batch) read(ctx context.Context) error {
 			return fmt.Errorf("postgres: batch reschedule keys: %w", err)
 		}
 	}
+	if b.caps.on() {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: lock batch patients: %w", err)
+		}
+		if err := b.readUpcoming(res); err != nil {
+			return fmt.Errorf("postgres: upcoming appointments: %w", err)
+		}
+	}
 	return res.Close()
+}
+
+// lockPatientsSQL takes a transaction lock per patient of the batch, in
+// patient order and after the slots (so no two batches wait on each other
+// in a circle): a concurrent batch booking for the same patient in other
+// slots waits until this one commits, and its count then sees this one's
+// bookings. The keys are the patients' ids negated, apart from the
+// positive constants of the other advisory locks (migrations, schedules).
+const lockPatientsSQL = `
+        SELECT pg_advisory_xact_lock(-p) FROM (SELECT DISTINCT unnest($1::bigint[]) AS p ORDER BY 1) x`
+
+// upcomingSQL counts the batch's patients' upcoming BOOKED appointments per
+// doctor, reaching appointment through its (patient, key) index; it runs
+// after lockPatientsSQL, so it sees every batch that locked them before.
+const upcomingSQL = `
+        SELECT a.patient_id, s.doctor_id, count(*)
+        FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+        WHERE a.patient_id = ANY($1) AND a.status IN ('BOOKED', 'HELD') AND s.start_at > $2
+        GROUP BY a.patient_id, s.doctor_id`
+
+func (b *batch) readUpcoming(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.upcoming = make(map[upcomingKey]int)
+	for rows.Next() {
+		var patient, doctor int64
+		var n int
+		if err := rows.Scan(&patient, &doctor, &n); err != nil {
+			return err
+		}
+		b.upcoming[upcomingKey{doctor, patient}] += n
+		b.upcoming[upcomingKey{0, patient}] += n
+	}
+	return rows.Err()
 }
 
 func (b *batch) readKnown(res pgx.BatchResults) error {
@@ -302,13 +356,13 @@ func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
 		}
 	}
 	for _, i := range b.winners {
-		req := b.ops[i].Book
-		if sl := b.slots[req.SlotID]; sl.filled() && sl.count == 0 {
-			holders[req.SlotID] = append(holders[req.SlotID], req.PatientID)
+		won := b.out[i].Booking.Appointment
+		if sl := b.slots[won.SlotID]; sl.filled() && sl.count == 0 {
+			holders[won.SlotID] = append(holders[won.SlotID], won.PatientID)
 		}
 	}
 	for _, i := range b.winners {
-		if h, ok := holders[b.ops[i].Book.SlotID]; ok {
+		if h, ok := holders[b.out[i].Booking.SlotID]; ok {
 			b.out[i].Booking.Holders = h
 		}
 	}

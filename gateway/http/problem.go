@@ -55,6 +55,7 @@ var problems = map[shared.Code]problemSpec{
 	shared.CodeAppointmentNotFound:    {status: 404, title: "Appointment not found"},
 	shared.CodeSlotFull:               {status: 409, title: "Slot is full"},
 	shared.CodeAlreadyBooked:          {status: 409, title: "Already booked"},
+	shared.CodeTooManyAppointments:    {status: 409, title: "Too many appointments"},
 	shared.CodeSlotClosed:             {status: 409, title: "Slot is closed"},
 	shared.CodeHoldExpired:            {status: 409, title: "Hold expired"},
 	shared.CodeOverlappingAppointment: {status: 409, title: "Overlapping appointment"},
