@@ -10,6 +10,7 @@ import (
 
 	"termin/booker"
 	"termin/migrations/pgtest"
+	"termin/shared"
 )
 
 func TestRescheduleMovesTheAppointmentAndKeepsItsID(t *testing.T) {
@@ -297,5 +298,35 @@ func TestMoveRefusedByAConstraintLeavesTheBatch(t *testing.T) {
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment_reschedule`); n != 0 {
 		t.Errorf("%d reschedule rows, want 0", n)
+	}
+}
+
+// A hold is confirmed before it is moved, and a longer visit is booked anew:
+// both are refused as invalid and keep their places.
+func TestRescheduleRefusesHoldsAndLongerVisits(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	held := pgtest.InsertSlot(t, pool, 42, future, 1)
+	first := pgtest.InsertSlot(t, pool, 43, future, 1)
+	pgtest.InsertSlot(t, pool, 43, future.Add(15*time.Minute), 1)
+	to := pgtest.InsertSlot(t, pool, 44, future.Add(3*time.Hour), 1)
+	h, err := store.Book(ctx, booker.BookRequest{SlotID: held, PatientID: 7, IdempotencyKey: "h", Hold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := store.Book(ctx, booker.BookRequest{SlotID: first, PatientID: 8, IdempotencyKey: "l", Minutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		appt, patient int64
+	}{{h.ID, 7}, {long.ID, 8}} {
+		_, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: tc.appt, SlotID: to, PatientID: tc.patient, IdempotencyKey: "m"})
+		if shared.CodeOf(err) != shared.CodeInvalidRequest {
+			t.Errorf("moving appointment %d: %v, want INVALID_REQUEST", tc.appt, err)
+		}
+	}
+	if bookedCount(t, pool, to) != 0 || bookedCount(t, pool, held) != 1 || bookedCount(t, pool, first) != 1 {
+		t.Error("a refused move changed the places")
 	}
 }
