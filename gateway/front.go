@@ -282,7 +282,10 @@ func result(d shared.Decision, req BookRequest, replay bool, err error) (Booking
 func appointment(a *shared.Appointment) Appointment {
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
 	out := Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
-		Status: Status(a.Status), CreatedAt: created}
+		Status: Status(a.Status), CreatedAt: created, DoctorID: a.DoctorID}
+	if a.StartAt != "" { // a reschedule's
+		out.StartAt, _ = time.Parse(time.RFC3339, a.StartAt)
+	}
 	if a.ExpiresAt != "" {
 		out.ExpiresAt, _ = time.Parse(time.RFC3339, a.ExpiresAt)
 	}

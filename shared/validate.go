@@ -69,9 +69,13 @@ func (c Command) Validate() error {
 		return fmt.Errorf("%w: minutes %d out of range", ErrInvalidCommand, c.Minutes)
 	case c.Kind == KindCancel && c.AppointmentID <= 0:
 		return fmt.Errorf("%w: a cancellation needs a positive appointmentId", ErrInvalidCommand)
+	case c.Kind == KindReschedule && (c.AppointmentID <= 0 || c.SlotID <= 0 || c.PatientID <= 0):
+		return fmt.Errorf("%w: a reschedule needs a positive appointmentId, slotId and patientId", ErrInvalidCommand)
+	case c.Kind == KindReschedule && !ValidKey(c.IdempotencyKey):
+		return fmt.Errorf("%w: idempotencyKey must be 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidCommand, MaxKeyLen)
 	case c.Kind == KindConfirm && c.AppointmentID <= 0:
 		return fmt.Errorf("%w: a confirmation needs a positive appointmentId", ErrInvalidCommand)
-	case c.Kind != KindBook && c.Kind != KindCancel && c.Kind != KindConfirm:
+	case c.Kind != KindBook && c.Kind != KindCancel && c.Kind != KindConfirm && c.Kind != KindReschedule:
 		return fmt.Errorf("%w: kind %.20q", ErrInvalidCommand, string(c.Kind))
 	case !validText(c.TraceID, MaxTraceIDLen) || !validText(c.RequestID, MaxReplyToken):
 		return fmt.Errorf("%w: traceId or requestId too long or not plain", ErrInvalidCommand)

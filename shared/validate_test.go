@@ -52,6 +52,15 @@ func TestCommandValidate(t *testing.T) {
 		{"confirmation without id", func(c *shared.Command) { *c = shared.Command{V: 2, Kind: shared.KindConfirm} }, false},
 		{"unknown kind", func(c *shared.Command) { c.Kind = "drop" }, false},
 		{"cancellation without id", func(c *shared.Command) { *c = shared.Command{V: 1, Kind: shared.KindCancel} }, false},
+		{"good reschedule", func(c *shared.Command) {
+			*c = shared.Command{V: 1, Kind: shared.KindReschedule, AppointmentID: 9, SlotID: 3, PatientID: 7, IdempotencyKey: "m-1"}
+		}, true},
+		{"reschedule without appointment", func(c *shared.Command) {
+			*c = shared.Command{V: 1, Kind: shared.KindReschedule, SlotID: 3, PatientID: 7, IdempotencyKey: "m-1"}
+		}, false},
+		{"reschedule with a bad key", func(c *shared.Command) {
+			*c = shared.Command{V: 1, Kind: shared.KindReschedule, AppointmentID: 9, SlotID: 3, PatientID: 7, IdempotencyKey: "m 1"}
+		}, false},
 		{"long trace id", func(c *shared.Command) { c.TraceID = strings.Repeat("t", 129) }, false},
 		{"trace id with a newline", func(c *shared.Command) { c.TraceID = "a\nb" }, false},
 		{"long reply token", func(c *shared.Command) { c.RequestID = strings.Repeat("r", 65) }, false},

@@ -39,7 +39,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 		GatewayUser: {
 			Publish: []string{
 				ns.Subject(prefix) + ".>", ns.Subject("gateway.attempts"), ns.Subject("gateway.lines"), ns.Subject("gateway.places"), ns.Subject(shared.ScheduleSubject),
-				ns.Subject(shared.WaitlistSubject),
+				ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject),
 				"$JS.API.INFO", "$JS.API.STREAM.INFO." + kv,
 				"$JS.API.DIRECT.GET." + kv, "$JS.API.DIRECT.GET." + kv + ".>", "$JS.API.STREAM.MSG.GET." + kv,
 				"$JS.API.CONSUMER.CREATE." + kv, "$JS.API.CONSUMER.CREATE." + kv + ".>",
@@ -53,7 +53,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 				ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("appointment.>"), ns.Subject("notify.dead.>"),
 				ns.Subject(jetstream.DeadSubject) + ".>",
 			},
-			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject)},
+			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject)},
 			Responses: true,
 		},
 	}

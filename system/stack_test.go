@@ -176,12 +176,18 @@ func (s *stack) doAt(gw *gatewayapp.App, method, path, key string, body []byte) 
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	return s.send(req)
+}
+
+// send sends req and decodes the answer, which must match openapi.yaml.
+func (s *stack) send(req *http.Request) (answer, error) {
 	resp, err := s.http.Do(req)
 	if err != nil {
 		return answer{}, err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	checkAPI(s.t, req, resp.StatusCode, resp.Header, raw)
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	_ = json.Unmarshal(raw, &a.body)
 	return a, nil

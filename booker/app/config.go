@@ -49,6 +49,10 @@ type Config struct {
 	OfferTTL time.Duration
 	// Schedule sets the daily opening and the roll-forward job.
 	Schedule ScheduleConfig
+	// CancelCutoff, when positive, refuses cancelling or moving an
+	// appointment that starts within it (CANCEL_CUTOFF_PASSED); 0 allows
+	// both until the start (APPOINTMENT_PAST after it).
+	CancelCutoff time.Duration
 	// Caps bound a patient's upcoming appointments (per doctor, in total);
 	// zero is off, the default.
 	Caps postgres.Caps
@@ -105,11 +109,15 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	fs.DurationVar(&cfg.CancelCutoff, "cancel-cutoff", envconf.Duration("CANCEL_CUTOFF", 0), "refuse cancelling or moving an appointment that starts within this time, e.g. 24h; 0 turns it off (CANCEL_CUTOFF)")
 	fs.DurationVar(&cfg.Holds.TTL, "hold-ttl", envconf.Duration("HOLD_TTL", defaultHoldTTL), "how long a hold keeps its place unless confirmed (HOLD_TTL)")
 	fs.DurationVar(&cfg.Holds.Sweep, "hold-sweep", envconf.Duration("HOLD_SWEEP", defaultHoldSweep), "how often expired holds are freed (HOLD_SWEEP)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	if cfg.CancelCutoff < 0 {
+		return Config{}, fmt.Errorf("CANCEL_CUTOFF: %v is negative", cfg.CancelCutoff)
 	}
 	finishNotify()
 	if _, err := parseLeads(cfg.Remind.Leads); err != nil {

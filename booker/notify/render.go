@@ -73,6 +73,8 @@ func (l language) kind(typ string) (kind, bool) {
 		return kind{l.subjectBooked, l.booked, l.cancelHint, l.smsBooked, MethodRequest}, true
 	case outbox.SubjectExpired:
 		return kind{l.subjectExpired, l.expired, l.rebookHint, l.smsExpired, ""}, true
+	case outbox.SubjectRescheduled: // the same calendar event at its new time
+		return kind{l.subjectMoved, l.moved, l.cancelHint, l.smsMoved, MethodRequest}, true
 	case outbox.SubjectCancelled:
 		return kind{l.subjectCancelled, l.cancelled, l.rebookHint, l.smsCancelled, MethodCancel}, true
 	case SubjectReminder:
@@ -101,8 +103,16 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, d Details) (Messag
 		doctor = fmt.Sprintf(l.doctor, a.DoctorID)
 	}
 	link := d.Practice.Link(a.AppointmentID)
+	intro := k.intro
+	if ev.Type == outbox.SubjectRescheduled {
+		if a.FromStartAt == nil {
+			return Message{}, fmt.Errorf("%s without fromStartAt", ev.Type)
+		}
+		was := a.FromStartAt.In(d.Zone)
+		intro = fmt.Sprintf(intro, l.shortDate(was)+", "+l.clock(was))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), k.intro)
+	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), intro)
 	fmt.Fprintf(&b, l.details, l.longDate(start), l.span(start, end), doctor, a.AppointmentID)
 	if place := d.Practice.place(); place != "" {
 		fmt.Fprintf(&b, l.where, place)
@@ -160,6 +170,9 @@ type language struct {
 	subjectExpired          string
 	expired                 string
 	smsExpired              string // date, doctor, link
+	subjectMoved            string
+	moved                   string // with the old date and time
+	smsMoved                string // date, doctor, link
 	signOff                 string
 }
 

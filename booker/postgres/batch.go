@@ -26,7 +26,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), ops: ops, out: out, careful: careful, caps: s.Caps}
+			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), rules: s.Rules, ops: ops, out: out, careful: careful, caps: s.Caps}
 			return b.run(ctx)
 		})
 		err = translate(err)
@@ -55,10 +55,13 @@ type batch struct {
 	tx      pgx.Tx
 	now     time.Time
 	holdTTL time.Duration
+	rules   booker.CancelRules
 	ops     []booker.Op
 	out     []booker.Outcome
 	known   map[keyID]known    // keys decided before this batch
 	decided map[keyID]int      // keys first seen in this batch → op index
+	moved   map[keyID]moved    // reschedule keys decided before this batch
+	moving  map[keyID]int      // reschedule keys first seen in this batch → op index
 	slots   map[int64]*slotRow // every slot the batch touches, locked
 	held    map[holding]bool   // who holds a place in those slots
 	winners []int
@@ -118,12 +121,14 @@ func (b *batch) run(ctx context.Context) error {
 			return err
 		}
 	}
-	b.decided = make(map[keyID]int)
+	b.decided, b.moving = make(map[keyID]int), make(map[keyID]int)
 	for i, op := range b.ops {
 		var err error
 		switch {
 		case op.Book != nil:
 			b.book(i)
+		case op.Reschedule != nil:
+			err = b.reschedule(ctx, i)
 		case op.Confirm != 0:
 			err = b.confirm(ctx, i)
 		default:
@@ -328,7 +333,7 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
 	var spanIDs []int64
-	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel).
+	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel, b.now.Add(b.rules.Cutoff)).
 		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b.cancelUnchanged(ctx, i)
@@ -346,16 +351,26 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 }
 
 func (b *batch) cancelUnchanged(ctx context.Context, i int) error {
-	var a booker.Appointment
-	err := b.tx.QueryRow(ctx, `SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`,
-		b.ops[i].Cancel).Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+	a, err := scanAppointment(b.tx.QueryRow(ctx, `
+        SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`,
+		b.ops[i].Cancel))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		b.out[i] = booker.Outcome{Err: booker.ErrAppointmentNotFound}
 	case err != nil:
 		return err
+	case a.Status.Active():
+		b.out[i] = booker.Outcome{Err: refusedCancel(b.rules, a, b.now)}
 	default:
 		b.out[i] = booker.Outcome{Cancellation: booker.Cancellation{Appointment: a}}
 	}
 	return nil
+}
+
+// refusedCancel is why an active appointment's cancel or move matched no row.
+func refusedCancel(rules booker.CancelRules, a booker.Appointment, now time.Time) error {
+	if err := rules.Check(a.StartAt, now); err != nil {
+		return err
+	}
+	return booker.ErrAppointmentPast
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,8 +56,12 @@ func (b *batch) read(ctx context.Context) error {
 	var patients, slots, holders, appts, spanFirst []int64
 	var keys []string
 	var spanMinutes []int32
+	var moves batchMoves
 	for _, op := range b.ops {
 		switch {
+		case op.Reschedule != nil:
+			moves.add(*op.Reschedule)
+			appts = append(appts, op.Reschedule.AppointmentID)
 		case op.Book != nil && len(op.Book.SlotIDs) > 0:
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
 			for _, id := range op.Book.SlotIDs { // every alternative is locked and its holders read
@@ -74,6 +79,12 @@ func (b *batch) read(ctx context.Context) error {
 			appts = append(appts, op.Cancel)
 		}
 	}
+	// A move's new slot is locked and its holders read like a booking's.
+	holdSlots, holdPatients := slots, holders
+	if len(moves.patients) > 0 {
+		holdSlots = append(slices.Clip(slots), moves.slots...)
+		holdPatients = append(slices.Clip(holders), moves.patients...)
+	}
 	q := &pgx.Batch{}
 	q.Queue(`
         SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint,
@@ -83,17 +94,20 @@ func (b *batch) read(ctx context.Context) error {
                  WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
 	switch {
 	case len(appts) == 0 && len(spanFirst) == 0:
-		q.Queue(lockOwnSlotsSQL, slots, b.now)
+		q.Queue(lockOwnSlotsSQL, holdSlots, b.now)
 	case len(spanFirst) == 0:
-		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now)
+		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now)
 	default:
-		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now, spanFirst, spanMinutes)
+		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now, spanFirst, spanMinutes)
 	}
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, slots, holders)
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, holdSlots, holdPatients)
+	if len(moves.patients) > 0 {
+		q.Queue(movedSQL, moves.patients, moves.keys)
+	}
 	if b.caps.on() {
 		q.Queue(lockPatientsSQL, patients)
 		q.Queue(upcomingSQL, patients, b.now)
@@ -108,6 +122,11 @@ func (b *batch) read(ctx context.Context) error {
 	}
 	if err := b.readHolders(res); err != nil {
 		return fmt.Errorf("postgres: batch holders: %w", err)
+	}
+	if len(moves.patients) > 0 {
+		if err := b.readMoved(res); err != nil {
+			return fmt.Errorf("postgres: batch reschedule keys: %w", err)
+		}
 	}
 	if b.caps.on() {
 		if _, err := res.Exec(); err != nil {

@@ -18,6 +18,8 @@ type Store struct {
 	Caps Caps
 	// HoldTTL is how long a hold lasts unless confirmed; zero is DefaultHoldTTL.
 	HoldTTL time.Duration
+	// Rules decide when an appointment may still be cancelled or moved.
+	Rules booker.CancelRules
 }
 
 // DefaultHoldTTL is how long a hold lasts when HoldTTL is not set.

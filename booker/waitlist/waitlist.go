@@ -24,9 +24,6 @@ import (
 // ConsumerName is the durable consumer of the offers on the EVENTS stream.
 const ConsumerName = "waitlist"
 
-// SubjectExpired is the event of a hold that ran out (written by the holds' expiry job).
-const SubjectExpired = "appointment.expired"
-
 // Offers turns freed places into offers.
 type Offers struct {
 	Store    *postgres.Store
@@ -93,15 +90,26 @@ func (o *Offers) handle(ctx context.Context, m jetstream.Msg) {
 	_ = m.Ack()
 }
 
-// freedPlace reads the place a cancellation or an expiry freed.
+// freedPlace reads the place a cancellation, an expiry or a move (its old
+// slot) freed.
 func freedPlace(data []byte) (postgres.FreedPlace, bool) {
 	var ev outbox.Event
 	var a outbox.Appointment
-	if json.Unmarshal(data, &ev) != nil || (ev.Type != outbox.SubjectCancelled && ev.Type != SubjectExpired) ||
-		json.Unmarshal(ev.Data, &a) != nil || a.SlotID <= 0 || a.DoctorID <= 0 {
+	if json.Unmarshal(data, &ev) != nil || json.Unmarshal(ev.Data, &a) != nil {
 		return postgres.FreedPlace{}, false
 	}
-	return postgres.FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}, true
+	f := postgres.FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}
+	switch ev.Type {
+	case outbox.SubjectCancelled, outbox.SubjectExpired:
+	case outbox.SubjectRescheduled:
+		if a.FromStartAt == nil {
+			return postgres.FreedPlace{}, false
+		}
+		f.SlotID, f.DoctorID, f.StartAt = a.FromSlotID, a.FromDoctorID, *a.FromStartAt
+	default:
+		return postgres.FreedPlace{}, false
+	}
+	return f, f.SlotID > 0 && f.DoctorID > 0
 }
 
 func sleep(ctx context.Context, d time.Duration) {

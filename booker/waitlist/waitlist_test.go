@@ -90,4 +90,24 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	if n := pgtest.QueryInt(t, db, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 101 AND status = 'WAITING'`); n != 1 {
 		t.Errorf("the second in line no longer waits")
 	}
+
+	// A move frees its old slot: the next in line is offered that.
+	old := pgtest.InsertSlot(t, db, 42, start.Add(time.Hour), 1)
+	moved, err := store.Book(ctx, booker.BookRequest{SlotID: old, PatientID: 78, IdempotencyKey: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := pgtest.InsertSlot(t, db, 42, start.Add(2*time.Hour), 1)
+	if _, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: moved.ID, SlotID: to, PatientID: 78, IdempotencyKey: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	poll.For(t, 20*time.Second, 20*time.Millisecond, func() error {
+		if got := rec.list(); len(got) != 2 {
+			return fmt.Errorf("%d offers, want 2", len(got))
+		}
+		return nil
+	})
+	if got := rec.list()[1]; got.PatientID != 101 || got.SlotID != old {
+		t.Errorf("after the move offered %+v, want patient 101 the old slot %d", got, old)
+	}
 }

@@ -94,7 +94,9 @@ func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param [
 }
 
 // cancel is DELETE /api/appointments/{id}: 204 once the appointment is
-// cancelled, now or before; 202 when the cancellation waits in the queue.
+// cancelled, now or before; 202 when the cancellation waits in the queue;
+// 409 APPOINTMENT_PAST once it has started and CANCEL_CUTOFF_PASSED within
+// the practice's cutoff, and then nothing changes.
 // An appointment the read side already shows cancelled is answered without
 // a round trip through the queue, since cancellation never reverts.
 func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
@@ -103,6 +105,10 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 		return
 	}
 	if a.Status != gateway.StatusCancelled {
+		if !a.StartAt.After(time.Now()) {
+			s.fail(ctx, gateway.ErrAppointmentPast) // the booker would refuse it; the cutoff is its to apply
+			return
+		}
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)

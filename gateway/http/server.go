@@ -45,6 +45,8 @@ type Config struct {
 	Schedules gateway.Schedules
 	// Waitlist joins, lists and leaves waitlists; nil answers its routes 503.
 	Waitlist gateway.Waitlist
+	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
+	Doctors gateway.DoctorWriter
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -66,6 +68,7 @@ type Server struct {
 	reads    gateway.Reads
 	plans    gateway.Schedules
 	waitlist gateway.Waitlist
+	doctors  gateway.DoctorWriter
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -103,6 +106,7 @@ func NewServer(cfg Config) (*Server, error) {
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
 		waitlist: cfg.Waitlist,
+		doctors:  cfg.Doctors,
 		ready:    cfg.Ready,
 		auth:     auth,
 		log:      cfg.Logger,
