@@ -25,7 +25,9 @@ cluster-test:
 # The whole system in the foreground: PostgreSQL and NATS found or started,
 # migrations, demo data, a booker and a gateway. Ctrl-C stops it.
 run:
-	$(GO) run ./system/cmd/run
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@exec ./bin/run
 
 # Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
 # `make run` and checks the database; LOADTEST_FLAGS adds flags (see bin/loadtest -h).

@@ -51,6 +51,13 @@ type Bookings interface {
 	Cancel(ctx context.Context, a booker.Appointment) (queued bool, err error)
 }
 
+// Doctors tells a doctor the practice has from a number nobody uses, so that
+// a slot list of a mistyped doctor answers 404 rather than an empty day.
+type Doctors interface {
+	// DoctorKnown reports whether the doctor has any slot or working plan.
+	DoctorKnown(ctx context.Context, doctorID int64) (bool, error)
+}
+
 // Reads is the read side the gateway serves from PostgreSQL.
 type Reads interface {
 	ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error)

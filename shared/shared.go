@@ -27,6 +27,7 @@ const (
 	CodeInvalidIdempotencyKey Code = "INVALID_IDEMPOTENCY_KEY"
 	CodeSlotNotFound          Code = "SLOT_NOT_FOUND"
 	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
+	CodeDoctorNotFound        Code = "DOCTOR_NOT_FOUND"
 	CodeSlotFull              Code = "SLOT_FULL"
 	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
 	CodeSlotClosed            Code = "SLOT_CLOSED"

@@ -28,13 +28,21 @@ type Config struct {
 	Logger      *slog.Logger
 }
 
+// DatabaseName is the database the system keeps its tables in on a server it
+// finds or starts itself, so that it never mixes them with what else lives
+// on a developer's server.
+const DatabaseName = "termin"
+
 // System is the running whole.
 type System struct {
 	Booker  *bookerapp.App
 	Gateway *gatewayapp.App
 	nats    *server.Server
+	cluster *pglocal.Cluster
 	// DatabaseURL and NATSURL are what the parts were connected to.
 	DatabaseURL, NATSURL string
+	// Database says in words which database DatabaseURL is, for people.
+	Database string
 }
 
 // Start brings everything up; on failure it stops what it started.
@@ -49,7 +57,7 @@ func Start(ctx context.Context, cfg Config) (*System, error) {
 }
 
 func (s *System) start(ctx context.Context, cfg Config) (err error) {
-	if s.DatabaseURL, err = findPostgres(ctx, cfg); err != nil {
+	if err = s.findPostgres(ctx, cfg); err != nil {
 		return err
 	}
 	if s.NATSURL, s.nats, err = findNATS(cfg); err != nil {
@@ -69,21 +77,42 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 	return nil
 }
 
-// findPostgres follows the contract's chain: DATABASE_URL, a server on
-// 127.0.0.1:5432, a private cluster under the data directory.
-func findPostgres(ctx context.Context, cfg Config) (string, error) {
+// findPostgres follows the contract's chain: DATABASE_URL as given, else
+// the database DatabaseName on a server on 127.0.0.1:5432, else the same
+// database in a private cluster under the data directory, which Shutdown
+// stops. A local server that refuses a password-less login is named, with
+// the way to use it, before falling back.
+func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL != "" {
-		return cfg.DatabaseURL, nil
+		s.DatabaseURL, s.Database = cfg.DatabaseURL, "DATABASE_URL"
+		return nil
 	}
-	if pglocal.Reachable(ctx, pglocal.LocalURL) {
-		return pglocal.LocalURL, nil
+	err := pglocal.Probe(ctx, pglocal.LocalURL)
+	if err == nil {
+		s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, pglocal.LocalURL, DatabaseName)
+		s.Database = "database " + DatabaseName + " on the server at 127.0.0.1:5432"
+		return err
 	}
-	c, err := pglocal.StartCluster(ctx, filepath.Join(cfg.DataDir, "pg"))
-	if err != nil {
-		return "", err
+	dir := filepath.Join(cfg.DataDir, "pg")
+	if pglocal.AuthRefused(err) {
+		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on 127.0.0.1:5432 refuses a login as postgres without a password (%v); "+
+			"to use it, set DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/%s?sslmode=disable; "+
+			"starting a private cluster under %s instead", err, DatabaseName, dir))
 	}
-	slog.Info("started a private PostgreSQL cluster; it keeps running after exit", "dir", c.Dir, "url", c.URL())
-	return c.URL(), nil
+	if s.cluster, err = pglocal.StartCluster(ctx, dir); err != nil {
+		return err
+	}
+	s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, s.cluster.URL(), DatabaseName)
+	s.Database = fmt.Sprintf("database %s in a private cluster under %s (port %d; stops with this process, or `make stop`)",
+		DatabaseName, dir, s.cluster.Port)
+	return err
+}
+
+func logger(cfg Config) *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.Default()
 }
 
 // findNATS uses NATS_URL when a server answers there, else starts an embedded
@@ -100,7 +129,8 @@ func findNATS(cfg Config) (string, *server.Server, error) {
 }
 
 // Shutdown stops the gateway first, so no new request arrives, then the
-// booker, which finishes what it holds, then the embedded NATS.
+// booker, which finishes what it holds, then the embedded NATS and the
+// private PostgreSQL cluster, if this system started them.
 func (s *System) Shutdown(ctx context.Context) error {
 	var errs []error
 	if s.Gateway != nil {
@@ -112,6 +142,9 @@ func (s *System) Shutdown(ctx context.Context) error {
 	if s.nats != nil {
 		s.nats.Shutdown()
 		s.nats.WaitForShutdown()
+	}
+	if s.cluster != nil {
+		errs = append(errs, s.cluster.Stop(ctx))
 	}
 	return errors.Join(errs...)
 }

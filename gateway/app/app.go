@@ -75,12 +75,13 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
+		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(),
+		Doctors: newDBDoctors(a.db)})
 	if err != nil {
 		return err
 	}
 	if a.ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
-		return err
+		return fmt.Errorf("listen on %s: %w (another process uses it? set GATEWAY_ADDR, e.g. GATEWAY_ADDR=127.0.0.1:8081)", a.cfg.Addr, err)
 	}
 	go a.server.Serve(a.ln)
 	return nil

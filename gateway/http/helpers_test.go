@@ -105,8 +105,9 @@ type env struct {
 
 // options of newEnv.
 type envOptions struct {
-	secret []byte
-	ready  func(context.Context) error
+	secret  []byte
+	ready   func(context.Context) error
+	doctors gateway.Doctors
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -119,7 +120,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 		},
 	}, secret: opts.secret}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret, Doctors: opts.doctors,
 		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	})
 	if err != nil {
@@ -198,6 +199,15 @@ func expectStatus(t *testing.T, r resp, status int) {
 	}
 }
 
+// expectLine checks that a JSON body ends with a newline, so that a shell's
+// prompt after curl starts on its own line.
+func expectLine(t *testing.T, r resp) {
+	t.Helper()
+	if !bytes.HasSuffix(r.body, []byte("\n")) {
+		t.Errorf("body %q does not end with a newline", r.body)
+	}
+}
+
 // problemBody is the RFC 9457 problem as a client reads it.
 type problemBody struct {
 	Type   string `json:"type"`
@@ -215,6 +225,7 @@ func expectProblem(t *testing.T, r resp, status int, code string) problemBody {
 	if ct := r.header["Content-Type"]; ct != "application/problem+json" {
 		t.Errorf("Content-Type = %q, want application/problem+json", ct)
 	}
+	expectLine(t, r)
 	var p problemBody
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("problem body %s: %v", r.body, err)
@@ -233,6 +244,7 @@ func expectJSON(t *testing.T, r resp, status int, want string) {
 	if ct := r.header["Content-Type"]; ct != "application/json" {
 		t.Errorf("Content-Type = %q, want application/json", ct)
 	}
+	expectLine(t, r)
 	var got, exp any
 	if err := json.Unmarshal(r.body, &got); err != nil {
 		t.Fatalf("body %s: %v", r.body, err)

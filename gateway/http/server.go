@@ -43,6 +43,9 @@ type Config struct {
 	Reads gateway.Reads
 	// Schedules applies working plans; nil answers the schedule route 503.
 	Schedules gateway.Schedules
+	// Doctors tells known doctors from unknown numbers for the slot list;
+	// nil lists any number's (empty) day.
+	Doctors gateway.Doctors
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -63,6 +66,7 @@ type Server struct {
 	bookings gateway.Bookings
 	reads    gateway.Reads
 	plans    gateway.Schedules
+	doctors  gateway.Doctors
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -95,6 +99,7 @@ func NewServer(cfg Config) (*Server, error) {
 		bookings: cfg.Bookings,
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
+		doctors:  cfg.Doctors,
 		ready:    cfg.Ready,
 		auth:     newAuthenticator(cfg.AuthSecret),
 		log:      cfg.Logger,

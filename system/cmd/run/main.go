@@ -1,6 +1,8 @@
 // Command run brings the whole booking service up in the foreground for
 // `make run`: PostgreSQL and NATS found or started, migrations, demo data, a
-// booker and a gateway. Ctrl-C stops it cleanly.
+// booker and a gateway. Ctrl-C stops it and everything it started, with exit
+// status 0. `run stop` (`make stop`) stops a run from another shell, and a
+// private PostgreSQL cluster a killed run left behind.
 package main
 
 import (
@@ -16,20 +18,31 @@ import (
 
 	bookerapp "termin/booker/app"
 	gatewayapp "termin/gateway/app"
+	"termin/shared/envconf"
 	"termin/system"
 )
+
+// dataDir holds what a run keeps between runs (the private cluster, the
+// NATS store) and what other shells read while it runs (run.env, run.pid).
+const dataDir = ".data"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx); err != nil && !errors.Is(err, flag.ErrHelp) {
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "stop" {
+		err = stopRun(ctx, dataDir)
+	} else {
+		err = run(ctx)
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context) error {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := envconf.NewLogger(os.Stderr)
 	slog.SetDefault(logger)
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
@@ -43,16 +56,20 @@ func run(ctx context.Context) error {
 		logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
 	}
 	sys, err := system.Start(ctx, system.Config{
-		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: ".data",
+		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
 		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\ngateway: %s   (booker admin: http://%s, NATS: %s)\nCtrl-C stops it.\n\n",
-		sys.Gateway.URL(), sys.Booker.Addr(), sys.NATSURL)
+	env := runEnv(sys)
+	if err := publish(dataDir, env); err != nil {
+		logger.Warn("run: cannot write what other shells read; `make loadtest` and `make stop` will not find this run", "err", err)
+	}
+	fmt.Print(banner(sys, env))
 	<-ctx.Done()
 	fmt.Println("stopping…")
+	unpublish(dataDir)
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return sys.Shutdown(shutdown)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"termin/shared/envconf"
+	"termin/system"
+)
+
+// envVar is one line of run.env: a shell variable other shells source to
+// reach this run (the README's curl lines, psql, `make loadtest`).
+type envVar struct{ name, value string }
+
+// runEnv is what run.env holds: GW, the gateway's base URL; DB, the
+// database's URL; BOOKER, the booker's admin URL. Tokens for the API belong
+// here too, as TOKEN (patient) and ADMIN_TOKEN, once the run makes them.
+func runEnv(sys *system.System) []envVar {
+	return []envVar{
+		{"GW", sys.Gateway.URL()},
+		{"DB", sys.DatabaseURL},
+		{"BOOKER", "http://" + sys.Booker.Addr()},
+	}
+}
+
+// publish writes run.env and run.pid into dir, for other shells.
+func publish(dir string, env []envVar) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("# Written by `make run` while it runs; in another shell: . ./.data/run.env\n")
+	for _, v := range env {
+		fmt.Fprintf(&b, "%s=%s\n", v.name, shellQuote(v.value))
+	}
+	// 0600: the file may hold tokens and a database password.
+	if err := os.WriteFile(filepath.Join(dir, "run.env"), []byte(b.String()), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "run.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+}
+
+// unpublish removes what publish wrote, so that nobody reaches for a run
+// that has ended.
+func unpublish(dir string) {
+	os.Remove(filepath.Join(dir, "run.env"))
+	os.Remove(filepath.Join(dir, "run.pid"))
+}
+
+// shellQuote makes s one word for sh, bash and zsh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// banner is what a person reads first: where the API is, which database
+// the run uses, and how to stop it.
+func banner(sys *system.System, env []envVar) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntermin is running.\n")
+	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.Gateway.URL())
+	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
+	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
+	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.Booker.Addr())
+	for _, v := range env {
+		if strings.HasSuffix(v.name, "TOKEN") {
+			fmt.Fprintf(&b, "  %-10s %s\n", v.name+":", v.value)
+		}
+	}
+	fmt.Fprintf(&b, "  other shells: . ./.data/run.env   (sets %s)\n", names(env))
+	fmt.Fprintf(&b, "Ctrl-C stops it and everything it started (or `make stop` from another shell).\n\n")
+	return b.String()
+}
+
+func names(env []envVar) string {
+	out := make([]string, len(env))
+	for i, v := range env {
+		out[i] = v.name
+	}
+	return strings.Join(out, ", ")
+}
