@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run loadtest bench
+.PHONY: build test lint run stop loadtest bench
 
 build:
 	@mkdir -p bin
@@ -23,18 +23,26 @@ cluster-test:
 	$(GO) test $(TEST_FLAGS) -v -run 'TestClusterSurvivesNodeRestart' ./system/
 
 # The whole system in the foreground: PostgreSQL and NATS found or started,
-# migrations, demo data, a booker and a gateway. Ctrl-C stops it.
+# migrations, demo data, a booker and a gateway; its first lines say where.
+# Ctrl-C stops it and what it started. A built binary rather than `go run`,
+# whose exit status after Ctrl-C would be 1.
 run:
 	@mkdir -p bin
 	@$(GO) build -o bin/run ./system/cmd/run
 	@exec ./bin/run
 
+# Stops a `make run` of this directory from another shell, and the private
+# PostgreSQL cluster under .data/ if a killed run left it running.
+stop:
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@./bin/run stop
+
 # Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
-# `make run` and checks the database; LOADTEST_FLAGS adds flags (see bin/loadtest -h).
+# `make run` and checks the database; it finds the run's gateway and database
+# in .data/run.env. LOADTEST_FLAGS adds flags (see bin/loadtest -h).
 loadtest: build
-	./bin/loadtest -scenario opening -gateway http://127.0.0.1:8080 \
-		-booker-metrics http://127.0.0.1:9091/metrics \
-		-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_FLAGS)
+	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
 
 # The benchmarks the README quotes: one hot slot through the database with
 # batches of 1 and 50 in the same run, and the gateway's refusal and

@@ -85,6 +85,9 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL != "" {
 		s.DatabaseURL, s.Database = cfg.DatabaseURL, "DATABASE_URL"
+		if err := pglocal.CreateMissing(ctx, cfg.DatabaseURL); err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
 		return nil
 	}
 	err := pglocal.Probe(ctx, pglocal.LocalURL)
@@ -95,9 +98,9 @@ func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	}
 	dir := filepath.Join(cfg.DataDir, "pg")
 	if pglocal.AuthRefused(err) {
-		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on 127.0.0.1:5432 refuses a login as postgres without a password (%v); "+
-			"to use it, set DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/%s?sslmode=disable; "+
-			"starting a private cluster under %s instead", err, DatabaseName, dir))
+		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on 127.0.0.1:5432 refuses a password-less login as postgres (%v); "+
+			"to use that server, set DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/%s?sslmode=disable "+
+			"(the database is created when missing); starting a private cluster under %s instead", err, DatabaseName, dir))
 	}
 	if s.cluster, err = pglocal.StartCluster(ctx, dir); err != nil {
 		return err

@@ -81,3 +81,26 @@ func databaseExists(ctx context.Context, conn *pgx.Conn, name string) (bool, err
 	}
 	return exists, nil
 }
+
+// CreateMissing creates the database that url names when the server answers
+// that it does not exist, connecting to the server's postgres database to do
+// so. Any other outcome of the probe is left to the caller's own connection
+// (which may wait for a server still starting). It lets a DATABASE_URL name
+// a database of its own that nobody has made yet.
+func CreateMissing(ctx context.Context, dbURL string) error {
+	var pg *pgconn.PgError
+	if err := Probe(ctx, dbURL); !errors.As(err, &pg) || pg.Code != "3D000" { // invalid_catalog_name
+		return nil
+	}
+	u, perr := url.Parse(dbURL)
+	if perr != nil {
+		return fmt.Errorf("pglocal: parse URL: %w", perr)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	admin, perr := WithDatabase(dbURL, "postgres")
+	if perr != nil {
+		return perr
+	}
+	_, err := EnsureDatabase(ctx, admin, name)
+	return err
+}

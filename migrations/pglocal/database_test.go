@@ -134,3 +134,23 @@ func dropDatabase(t *testing.T, admin, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCreateMissingMakesTheNamedDatabase: a URL naming a database nobody has
+// made yet gets it; a second call and a URL that works change nothing.
+func TestCreateMissingMakesTheNamedDatabase(t *testing.T) {
+	admin := pgtest.URL(t)
+	name := fmt.Sprintf("missing_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9)
+	t.Cleanup(func() { dropDatabase(t, admin, name) })
+	target, err := pglocal.WithDatabase(admin, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := pglocal.CreateMissing(context.Background(), target); err != nil {
+			t.Fatalf("CreateMissing: %v", err)
+		}
+		if got := currentDatabase(t, target); got != name {
+			t.Fatalf("reached %q, want %q", got, name)
+		}
+	}
+}
