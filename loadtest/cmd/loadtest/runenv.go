@@ -36,7 +36,8 @@ func readRunEnv(path string) map[string]string {
 	return out
 }
 
-// unquote undoes the shell quoting run.env is written with: 'a'\”b' is a'b.
+// unquote undoes the shell quoting run.env is written with: single quotes
+// around the value, and a quote inside written as quote, backslash, quote, quote.
 func unquote(v string) string {
 	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 		return strings.ReplaceAll(v[1:len(v)-1], `'\''`, "'")
