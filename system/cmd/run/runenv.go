@@ -37,10 +37,20 @@ func publish(dir string, env []envVar) error {
 		fmt.Fprintf(&b, "%s=%s\n", v.name, shellQuote(v.value))
 	}
 	// 0600: the file may hold tokens and a database password.
-	if err := os.WriteFile(filepath.Join(dir, "run.env"), []byte(b.String()), 0o600); err != nil {
+	if err := writeAtomic(filepath.Join(dir, "run.env"), b.String(), 0o600); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "run.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	return writeAtomic(filepath.Join(dir, "run.pid"), strconv.Itoa(os.Getpid())+"\n", 0o644)
+}
+
+// writeAtomic writes through a temporary file and a rename, so that a
+// reader never sees half a file.
+func writeAtomic(path, content string, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // unpublish removes what publish wrote, so that nobody reaches for a run
