@@ -4,10 +4,12 @@
 package system
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -22,10 +24,13 @@ type Config struct {
 	DatabaseURL string
 	NATSURL     string
 	DataDir     string
-	Booker      bookerapp.Config
-	Gateway     gatewayapp.Config
-	SeedDemo    bool
-	Logger      *slog.Logger
+	// LocalURL is the local server tried when DatabaseURL is empty;
+	// empty means pglocal.LocalURL (127.0.0.1:5432).
+	LocalURL string
+	Booker   bookerapp.Config
+	Gateway  gatewayapp.Config
+	SeedDemo bool
+	Logger   *slog.Logger
 }
 
 // DatabaseName is the database the system keeps its tables in on a server it
@@ -90,17 +95,19 @@ func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 		}
 		return nil
 	}
-	err := pglocal.Probe(ctx, pglocal.LocalURL)
+	local := cmp.Or(cfg.LocalURL, pglocal.LocalURL)
+	host := hostOf(local)
+	err := pglocal.Probe(ctx, local)
 	if err == nil {
-		s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, pglocal.LocalURL, DatabaseName)
-		s.Database = "database " + DatabaseName + " on the server at 127.0.0.1:5432"
+		s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, local, DatabaseName)
+		s.Database = "database " + DatabaseName + " on the server at " + host
 		return err
 	}
 	dir := filepath.Join(cfg.DataDir, "pg")
 	if pglocal.AuthRefused(err) {
-		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on 127.0.0.1:5432 refuses a password-less login as postgres (%v); "+
-			"to use that server, set DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/%s?sslmode=disable "+
-			"(the database is created when missing); starting a private cluster under %s instead", err, DatabaseName, dir))
+		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on %s refuses a password-less login as postgres (%v); "+
+			"to use that server, set DATABASE_URL=postgres://USER:PASSWORD@%s/%s?sslmode=disable "+
+			"(the database is created when missing); starting a private cluster under %s instead", host, err, host, DatabaseName, dir))
 	}
 	if s.cluster, err = pglocal.StartCluster(ctx, dir); err != nil {
 		return err
@@ -109,6 +116,14 @@ func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	s.Database = fmt.Sprintf("database %s in a private cluster under %s (port %d; stops with this process, or `make stop`)",
 		DatabaseName, dir, s.cluster.Port)
 	return err
+}
+
+// hostOf is the host:port of a connection URL, for messages.
+func hostOf(dbURL string) string {
+	if u, err := url.Parse(dbURL); err == nil {
+		return u.Host
+	}
+	return dbURL
 }
 
 func logger(cfg Config) *slog.Logger {
