@@ -18,7 +18,7 @@ import (
 func (a *App) serveAdmin(reg *prometheus.Registry) error {
 	ln, err := net.Listen("tcp", a.cfg.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (another process uses it? set BOOKER_ADDR, e.g. BOOKER_ADDR=127.0.0.1:9092)", a.cfg.Addr, err)
+		return fmt.Errorf("%w: set BOOKER_ADDR to a free address, e.g. BOOKER_ADDR=127.0.0.1:9092", err)
 	}
 	a.listener = ln
 	mux := http.NewServeMux()

@@ -81,7 +81,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	if a.ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
-		return fmt.Errorf("listen on %s: %w (another process uses it? set GATEWAY_ADDR, e.g. GATEWAY_ADDR=127.0.0.1:8081)", a.cfg.Addr, err)
+		return fmt.Errorf("%w: set GATEWAY_ADDR to a free address, e.g. GATEWAY_ADDR=127.0.0.1:8081", err)
 	}
 	go a.server.Serve(a.ln)
 	return nil
