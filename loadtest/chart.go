@@ -33,8 +33,8 @@ var (
 
 // chartLine is one named line of a panel.
 type chartLine struct {
-	name  string
-	value func(SecondLine) float64
+	name string
+	pts  plotter.XYs
 }
 
 // panel is one chart of the stack: its plot and the legend drawn beside it.
@@ -43,29 +43,35 @@ type panel struct {
 	legend plot.Legend
 }
 
-// writeChart draws the run over time in one PNG of three panels sharing the
-// time axis: booking latency percentiles (log scale, by send second), the
+// writeChart draws the run over time in one PNG of panels sharing the time
+// axis: booking latency percentiles (log scale, by send second), the
 // requests per second, and the bookings per second on a scale of their own
-// (a few hundred places are invisible next to thousands of clicks). In the
-// opening scenario a red line marks the instant the slots open.
+// (a few hundred places are invisible next to thousands of clicks); the
+// opening-all scenario adds the database's confirmations and the backlog.
+// Where slots open as the clicks begin, a red line marks that instant.
 func writeChart(r *Report, path string) error {
-	opening := r.Scenario == ScenarioOpening
+	opening := r.Scenario == ScenarioOpening || r.Scenario == ScenarioOpeningAll
+	n := len(r.Series)
+	sec := func(s SecondLine) int { return s.Second }
 	panels := []panel{
-		newPanel("booking latency by send time", "ms (log scale)", true, opening, r.Series, []chartLine{
-			{"p50", func(s SecondLine) float64 { return s.P50 }},
-			{"p90", func(s SecondLine) float64 { return s.P90 }},
-			{"p99", func(s SecondLine) float64 { return s.P99 }},
+		newPanel("booking latency by send time", "ms (log scale)", true, opening, n, []chartLine{
+			{"p50", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.P50 }, true)},
+			{"p90", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.P90 }, true)},
+			{"p99", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.P99 }, true)},
 		}),
-		newPanel("requests", "per second", false, opening, r.Series, []chartLine{
-			{"offered clicks", func(s SecondLine) float64 { return s.Offered }},
-			{"sent (with repeats)", func(s SecondLine) float64 { return float64(s.Sent) }},
-			{"answered", func(s SecondLine) float64 { return float64(s.Answered) }},
+		newPanel("requests", "per second", false, opening, n, []chartLine{
+			{"offered clicks", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.Offered }, false)},
+			{"sent (with repeats)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Sent) }, false)},
+			{"answered", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Answered) }, false)},
 		}),
-		newPanel("bookings", "per second", false, opening, r.Series, []chartLine{
-			{"booked (201/200)", func(s SecondLine) float64 { return float64(s.Booked) }},
+		newPanel("bookings", "per second", false, opening, n, []chartLine{
+			{"booked (201/200)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Booked) }, false)},
 		}),
 	}
-	img := vgimg.New(vg.Points(1000), vg.Points(900))
+	if r.Morning != nil {
+		panels = append(panels, morningPanel(r.Morning))
+	}
+	img := vgimg.New(vg.Points(1000), vg.Points(300*float64(len(panels))))
 	drawPanels(draw.New(img), panels)
 	f, err := os.Create(path)
 	if err != nil {
@@ -100,10 +106,9 @@ func drawPanels(dc draw.Canvas, panels []panel) {
 	}
 }
 
-// newPanel draws one line per series over the run's seconds. logY puts the
-// values on a log scale and leaves out seconds without a value (no booking
-// sent then), so that they show as gaps bridged, not as drops to zero.
-func newPanel(title, unit string, logY, opening bool, secs []SecondLine, lines []chartLine) panel {
+// newPanel draws the lines over seconds 0 to n-1, on a log scale when logY
+// says so, and marks the opening when there is one.
+func newPanel(title, unit string, logY, opening bool, n int, lines []chartLine) panel {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "seconds since the first click"
@@ -116,18 +121,17 @@ func newPanel(title, unit string, logY, opening bool, secs []SecondLine, lines [
 	}
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
-	for i, s := range lines {
-		pts := points(secs, s.value, logY)
-		if len(pts) == 0 {
+	for i, cl := range lines {
+		if len(cl.pts) == 0 {
 			continue
 		}
-		l, err := plotter.NewLine(pts)
+		l, err := plotter.NewLine(cl.pts)
 		if err != nil { // only for NaN or infinite values, which the series never hold
 			continue
 		}
 		l.Color, l.Dashes, l.Width = lineColors[i%len(lineColors)], plotutil.Dashes(i), vg.Points(1.5)
 		p.Add(l)
-		legend.Add(s.name, l)
+		legend.Add(cl.name, l)
 	}
 	if logY {
 		fitLogRange(p)
@@ -136,7 +140,7 @@ func newPanel(title, unit string, logY, opening bool, secs []SecondLine, lines [
 	}
 	// Every panel spans the whole run, whichever seconds have values, so
 	// that their time axes match.
-	p.X.Min, p.X.Max = 0, math.Max(float64(len(secs)-1), 1)
+	p.X.Min, p.X.Max = 0, math.Max(float64(n-1), 1)
 	if opening {
 		m := openingMark{}
 		p.Add(m)
@@ -161,15 +165,27 @@ func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// points are the series' values by second; skipZero drops empty seconds.
-func points(secs []SecondLine, value func(SecondLine) float64, skipZero bool) plotter.XYs {
+// bySecond are a series' values by second; skipZero leaves out seconds
+// without a value (no booking sent then), so that they show as gaps bridged,
+// not as drops to zero.
+func bySecond[T any](secs []T, second func(T) int, value func(T) float64, skipZero bool) plotter.XYs {
 	var pts plotter.XYs
 	for _, s := range secs {
 		if v := value(s); v > 0 || !skipZero {
-			pts = append(pts, plotter.XY{X: float64(s.Second), Y: v})
+			pts = append(pts, plotter.XY{X: float64(second(s)), Y: v})
 		}
 	}
 	return pts
+}
+
+// morningPanel draws the opening-all run's confirmed bookings per second
+// (database) and its backlog at each second's end.
+func morningPanel(m *Morning) panel {
+	sec := func(s MorningLine) int { return s.Second }
+	return newPanel("after the opening", "per second / clicks", false, true, len(m.Seconds), []chartLine{
+		{"confirmed/s (database)", bySecond(m.Seconds, sec, func(s MorningLine) float64 { return float64(s.Confirmed) }, false)},
+		{"backlog (clicks waiting)", bySecond(m.Seconds, sec, func(s MorningLine) float64 { return float64(s.Backlog) }, false)},
+	})
 }
 
 // fitLogRange spans whole decades around the values, from at least 0.01
