@@ -44,15 +44,19 @@ func TestReadmeQuickStart(t *testing.T) {
 	run.interrupt(t)
 }
 
-// TestRunNamesBusyPort: a second run on the first one's gateway address fails
-// at once and names the variable to change.
-func TestRunNamesBusyPort(t *testing.T) {
+// TestRunRefusesSecondRun: a second run on the first one's gateway address
+// fails and names the variable to change; a second run in the same directory
+// (sharing its cluster and NATS store) is refused, naming the first.
+func TestRunRefusesSecondRun(t *testing.T) {
 	db := pgtest.URL(t)
 	first := startRun(t, t.TempDir(), map[string]string{"DATABASE_URL": db})
-	cmd := runCommand(t, t.TempDir(), map[string]string{"DATABASE_URL": db, "GATEWAY_ADDR": first.env["GW"][len("http://"):]})
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "GATEWAY_ADDR") {
+	busy := runCommand(t, t.TempDir(), map[string]string{"DATABASE_URL": db, "GATEWAY_ADDR": strings.TrimPrefix(first.env["GW"], "http://")})
+	if out, err := busy.CombinedOutput(); err == nil || !strings.Contains(string(out), "GATEWAY_ADDR") {
 		t.Fatalf("second run on a busy port: %v\n%s\nwant a failure naming GATEWAY_ADDR", err, out)
+	}
+	same := runCommand(t, first.dir, map[string]string{"DATABASE_URL": db})
+	if out, err := same.CombinedOutput(); err == nil || !strings.Contains(string(out), "already running here") {
+		t.Fatalf("second run in the same directory: %v\n%s\nwant it refused", err, out)
 	}
 	first.interrupt(t)
 }

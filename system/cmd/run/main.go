@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -42,35 +43,49 @@ func main() {
 }
 
 func run(ctx context.Context) error {
+	// One run per directory: two would share the private cluster and the
+	// NATS store, and a failing second start would stop the first's cluster.
+	if pid, ok := runningPID(dataDir); ok {
+		return fmt.Errorf("make run is already running here (pid %d): Ctrl-C in its shell, or make stop", pid)
+	}
+	if err := claim(dataDir); err != nil {
+		return err
+	}
+	defer unpublish(dataDir)
 	logger := envconf.NewLogger(os.Stderr)
 	slog.SetDefault(logger)
-	bcfg, err := bookerapp.ParseFlags(nil)
-	if err != nil {
-		return err
-	}
-	gcfg, err := gatewayapp.ParseFlags(nil)
-	if err != nil {
-		return err
-	}
-	if len(gcfg.AuthSecret) == 0 {
-		logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
-	}
-	sys, err := system.Start(ctx, system.Config{
-		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
-		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
-	})
+	sys, err := start(ctx, logger)
 	if err != nil {
 		return err
 	}
 	env := runEnv(sys)
 	if err := publish(dataDir, env); err != nil {
-		logger.Warn("run: cannot write what other shells read; `make loadtest` and `make stop` will not find this run", "err", err)
+		logger.Warn("run: cannot write .data/run.env; `make loadtest` will not find this run", "err", err)
 	}
 	fmt.Print(banner(sys, env))
 	<-ctx.Done()
 	fmt.Println("stopping…")
-	unpublish(dataDir)
+	os.Remove(filepath.Join(dataDir, "run.env")) // nobody reaches for a run that is ending
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return sys.Shutdown(shutdown)
+}
+
+// start brings the system up as the environment configures it.
+func start(ctx context.Context, logger *slog.Logger) (*system.System, error) {
+	bcfg, err := bookerapp.ParseFlags(nil)
+	if err != nil {
+		return nil, err
+	}
+	gcfg, err := gatewayapp.ParseFlags(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(gcfg.AuthSecret) == 0 {
+		logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
+	}
+	return system.Start(ctx, system.Config{
+		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
+		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
+	})
 }

@@ -26,21 +26,24 @@ func runEnv(sys *system.System) []envVar {
 	}
 }
 
-// publish writes run.env and run.pid into dir, for other shells.
-func publish(dir string, env []envVar) error {
+// claim writes run.pid into dir: this process is the directory's run,
+// which `make stop` may stop.
+func claim(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	return writeAtomic(filepath.Join(dir, "run.pid"), strconv.Itoa(os.Getpid())+"\n", 0o644)
+}
+
+// publish writes run.env into dir, for other shells.
+func publish(dir string, env []envVar) error {
 	var b strings.Builder
 	b.WriteString("# Written by `make run` while it runs; in another shell: . ./.data/run.env\n")
 	for _, v := range env {
 		fmt.Fprintf(&b, "%s=%s\n", v.name, shellQuote(v.value))
 	}
 	// 0600: the file may hold tokens and a database password.
-	if err := writeAtomic(filepath.Join(dir, "run.env"), b.String(), 0o600); err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(dir, "run.pid"), strconv.Itoa(os.Getpid())+"\n", 0o644)
+	return writeAtomic(filepath.Join(dir, "run.env"), b.String(), 0o600)
 }
 
 // writeAtomic writes through a temporary file and a rename, so that a
