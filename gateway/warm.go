@@ -72,7 +72,9 @@ func (w *Warmer) Warm(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		w.Cache.Prime(slots, began, at.Add(w.Cache.ttl))
+		// The burst after an opening lasts minutes, its repeats longer: the
+		// slots stay cached as long after the opening as they were warmed before.
+		w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.ttl)))
 		w.Room.Prime(slots, began)
 		w.warmed[at] = true
 		w.Log.Info("opening warmed", "opens_at", at, "slots", len(slots), "took", time.Since(began))

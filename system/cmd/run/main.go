@@ -52,6 +52,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer unpublish(dataDir)
+	envconf.TuneGC()
 	logger := envconf.NewLogger(os.Stderr)
 	slog.SetDefault(logger)
 	sys, err := start(ctx, logger)
