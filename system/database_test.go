@@ -41,7 +41,7 @@ func TestPrivateClusterWhenLocalServerWantsPassword(t *testing.T) {
 		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 1, BatchSize: 50,
 			BatchWait: 2 * time.Millisecond, DBConns: 2, Migrate: true, Stream: jetstream.DefaultConfig()},
 		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: replyBudget,
-			PublishTimeout: 300 * time.Millisecond, ReadConns: 2, SubjectPrefix: "booking",
+			PublishTimeout: 300 * time.Millisecond, ReadConns: 2, SubjectPrefix: "booking", Auth: noAuth,
 			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
 	})
 	if err != nil {

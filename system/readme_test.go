@@ -168,7 +168,8 @@ func cleanEnv(set map[string]string) []string {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "DATABASE_URL", "NATS_URL", "GATEWAY_ADDR", "BOOKER_ADDR", "LOG_FORMAT", "GW", "DB", "TOKEN":
+		case "DATABASE_URL", "NATS_URL", "GATEWAY_ADDR", "BOOKER_ADDR", "LOG_FORMAT", "AUTH_SECRET", "AUTH_DISABLED",
+			"GW", "DB", "TOKEN", "ADMIN_TOKEN":
 			continue
 		}
 		out = append(out, kv)

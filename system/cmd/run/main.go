@@ -24,7 +24,8 @@ import (
 )
 
 // dataDir holds what a run keeps between runs (the private cluster, the
-// NATS store) and what other shells read while it runs (run.env, run.pid).
+// NATS store) and what other shells read while it runs (run.env, run.pid,
+// the tokens).
 const dataDir = ".data"
 
 func main() {
@@ -42,6 +43,21 @@ func main() {
 	}
 }
 
+// devAuth gives the gateway a development secret when none is set (a random
+// one, new at every start) and signs a patient and an admin token with the
+// secret in use, written under dataDir. With AUTH_DISABLED=1 there is none.
+func devAuth(gcfg *gatewayapp.Config) (*system.DevAuth, error) {
+	if gcfg.Auth.Disabled {
+		return nil, nil
+	}
+	dev, err := system.NewDevAuth(gcfg.Auth.Secret)
+	if err != nil {
+		return nil, err
+	}
+	gcfg.Auth.Secret = dev.Secret
+	return &dev, dev.WriteTokens(dataDir)
+}
+
 func run(ctx context.Context) error {
 	// One run per directory: two would share the private cluster and the
 	// NATS store, and a failing second start would stop the first's cluster.
@@ -55,15 +71,15 @@ func run(ctx context.Context) error {
 	envconf.TuneGC()
 	logger := envconf.NewLogger(os.Stderr)
 	slog.SetDefault(logger)
-	sys, err := start(ctx, logger)
+	sys, dev, err := start(ctx, logger)
 	if err != nil {
 		return err
 	}
-	env := runEnv(sys)
+	env := runEnv(sys, dev)
 	if err := publish(dataDir, env); err != nil {
 		logger.Warn("run: cannot write .data/run.env; `make loadtest` will not find this run", "err", err)
 	}
-	fmt.Print(banner(sys, env))
+	fmt.Print(banner(sys, dev, env))
 	<-ctx.Done()
 	fmt.Println("stopping…")
 	os.Remove(filepath.Join(dataDir, "run.env")) // nobody reaches for a run that is ending
@@ -72,21 +88,24 @@ func run(ctx context.Context) error {
 	return sys.Shutdown(shutdown)
 }
 
-// start brings the system up as the environment configures it.
-func start(ctx context.Context, logger *slog.Logger) (*system.System, error) {
+// start brings the system up as the environment configures it, with a
+// development secret and tokens unless AUTH_DISABLED=1 (dev is then nil).
+func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.DevAuth, error) {
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gcfg, err := gatewayapp.ParseFlags(nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(gcfg.AuthSecret) == 0 {
-		logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
+	dev, err := devAuth(&gcfg)
+	if err != nil {
+		return nil, nil, err
 	}
-	return system.Start(ctx, system.Config{
+	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
 		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
 	})
+	return sys, dev, err
 }

@@ -16,14 +16,19 @@ import (
 type envVar struct{ name, value string }
 
 // runEnv is what run.env holds: GW, the gateway's base URL; DB, the
-// database's URL; BOOKER, the booker's admin URL. Tokens for the API belong
-// here too, as TOKEN (patient) and ADMIN_TOKEN, once the run makes them.
-func runEnv(sys *system.System) []envVar {
-	return []envVar{
+// database's URL; BOOKER, the booker's admin URL; TOKEN and ADMIN_TOKEN, the
+// development tokens of the demo patient and of an admin (absent when
+// authentication is disabled).
+func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
+	env := []envVar{
 		{"GW", sys.Gateway.URL()},
 		{"DB", sys.DatabaseURL},
 		{"BOOKER", "http://" + sys.Booker.Addr()},
 	}
+	if dev != nil {
+		env = append(env, envVar{"TOKEN", dev.PatientToken}, envVar{"ADMIN_TOKEN", dev.AdminToken})
+	}
+	return env
 }
 
 // claim writes run.pid into dir: this process is the directory's run,
@@ -69,18 +74,19 @@ func shellQuote(s string) string {
 }
 
 // banner is what a person reads first: where the API is, which database
-// the run uses, and how to stop it.
-func banner(sys *system.System, env []envVar) string {
+// the run uses, the tokens, and how to stop it.
+func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntermin is running.\n")
 	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.Gateway.URL())
 	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
 	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
 	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.Booker.Addr())
-	for _, v := range env {
-		if strings.HasSuffix(v.name, "TOKEN") {
-			fmt.Fprintf(&b, "  %-10s %s\n", v.name+":", v.value)
-		}
+	if dev != nil {
+		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
+		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)
+	} else {
+		fmt.Fprintf(&b, "  AUTH_DISABLED=1: every caller acts as an admin, no token needed\n")
 	}
 	fmt.Fprintf(&b, "  other shells: . ./.data/run.env   (sets %s)\n", names(env))
 	fmt.Fprintf(&b, "Ctrl-C stops it and everything it started (or `make stop` from another shell).\n\n")
