@@ -145,13 +145,13 @@ func newPanel(title, unit string, logY, opening bool, n int, lines []chartLine) 
 		m := openingMark{}
 		p.Add(m)
 		legend.Add("slots open (7:00)", m)
-		p.X.Min = -1 // the mark stands clear of the axis
+		p.X.Min = -math.Max(0.3, 0.02*float64(n)) // the mark stands clear of the axis
 	}
 	return panel{plot: p, legend: legend}
 }
 
-// wholeTicks labels a linear axis with plain whole numbers ("5000", not
-// "5000.00").
+// wholeTicks labels a linear axis with plain numbers ("5000", not
+// "5000.00"; "0.5" where the steps are that fine).
 type wholeTicks struct{}
 
 // Ticks implements plot.Ticker.
@@ -159,7 +159,8 @@ func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i, t := range ticks {
 		if t.Label != "" {
-			ticks[i].Label = strconv.FormatFloat(math.Round(t.Value), 'f', -1, 64)
+			// Six decimals hide the float noise of a step like 0.1.
+			ticks[i].Label = strconv.FormatFloat(math.Round(t.Value*1e6)/1e6, 'f', -1, 64)
 		}
 	}
 	return ticks
