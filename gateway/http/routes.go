@@ -24,6 +24,7 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeConfirm
 	numRoutes
 )
 
@@ -54,6 +55,7 @@ var routes = [numRoutes]route{
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
+	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -65,6 +67,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	confirmSuffix     = []byte("/confirm")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -82,8 +85,13 @@ func matchRoute(path []byte) (routeID, []byte) {
 	case "/api/appointments":
 		return routeAppointments, nil
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
-		return routeAppointment, id
+	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(id) {
+			return routeAppointment, id
+		}
+		if id, ok := bytes.CutSuffix(id, confirmSuffix); ok && isSegment(id) {
+			return routeConfirm, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
