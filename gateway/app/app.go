@@ -79,8 +79,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(),
-		Doctors: postgres.NewDoctors(a.db)})
+		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Doctors: a.Doctors(),
+		KnownDoctors: postgres.NewKnownDoctors(a.db)})
 	if err != nil {
 		return err
 	}

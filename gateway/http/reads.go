@@ -45,7 +45,16 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, toSlotsJSON(doctorID, day, slots))
+	doctor, named, err := s.reads.Doctor(c, doctorID)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	out := toSlotsJSON(doctorID, day, slots, time.Now())
+	if named {
+		out.Doctor = &slotsDoctorJSON{Name: doctor.Name, Specialty: doctor.Specialty}
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // knownDoctor is nil for a doctor with slots or a plan, DOCTOR_NOT_FOUND for
@@ -53,10 +62,10 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 // doctor), and Doctors remembers whom it knows, so the full days of an
 // opening cost no query each.
 func (s *Server) knownDoctor(ctx context.Context, doctorID int64) error {
-	if s.doctors == nil {
+	if s.known == nil {
 		return nil
 	}
-	known, err := s.doctors.DoctorKnown(ctx, doctorID)
+	known, err := s.known.DoctorKnown(ctx, doctorID)
 	if err == nil && !known {
 		err = shared.NewError(shared.CodeDoctorNotFound,
 			fmt.Sprintf("doctor %d is not known here: it has no slots and no working plan", doctorID))

@@ -43,9 +43,11 @@ type Config struct {
 	Reads gateway.Reads
 	// Schedules applies working plans; nil answers the schedule route 503.
 	Schedules gateway.Schedules
-	// Doctors tells known doctors from unknown numbers for the slot list;
-	// nil lists any number's (empty) day.
-	Doctors gateway.Doctors
+	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
+	Doctors gateway.DoctorWriter
+	// KnownDoctors tells known doctors from unknown numbers for the slot
+	// list; nil lists any number's (empty) day.
+	KnownDoctors gateway.KnownDoctors
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -66,7 +68,8 @@ type Server struct {
 	bookings gateway.Bookings
 	reads    gateway.Reads
 	plans    gateway.Schedules
-	doctors  gateway.Doctors
+	doctors  gateway.DoctorWriter
+	known    gateway.KnownDoctors
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -104,6 +107,7 @@ func NewServer(cfg Config) (*Server, error) {
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
 		doctors:  cfg.Doctors,
+		known:    cfg.KnownDoctors,
 		ready:    cfg.Ready,
 		auth:     auth,
 		log:      cfg.Logger,
