@@ -22,6 +22,7 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeWeb
 	numRoutes
 )
 
@@ -51,6 +52,7 @@ var routes = [numRoutes]route{
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, put: (*Server).putSchedule},
+	routeWeb:          {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 }
 
 var (
@@ -74,6 +76,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeMetrics, nil
 	case "/api/appointments":
 		return routeAppointments, nil
+	}
+	if isWebPath(path) {
+		return routeWeb, nil
 	}
 	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
 		return routeAppointment, id

@@ -17,7 +17,7 @@ import (
 func TestRoutesNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	for _, path := range []string{
-		"/", "/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
+		"/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
 		"/api/doctors//slots", "/api/doctors//schedule", "/api/doctors/42/schedules", "/healthz/x",
 	} {
 		t.Run(path, func(t *testing.T) {
