@@ -202,3 +202,10 @@ func (p *tab) typeInto(sel, text string) {
 	p.t.Helper()
 	p.run("type into "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
 }
+
+// waitText waits until the element shows want.
+func (p *tab) waitText(sel, want string) {
+	p.t.Helper()
+	p.waitFor(fmt.Sprintf("%s to show %q", sel, want),
+		fmt.Sprintf(`(document.querySelector(%q) || {}).textContent === %q`, sel, want))
+}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	gatewayapp "termin/gateway/app"
 	"termin/system"
 )
@@ -147,5 +148,128 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("in English the result = %q", got)
 		}
 		p.click("#lang")
+	})
+
+	t.Run("a queued booking shows its place in line, then its result, with one key", func(t *testing.T) {
+		at := tomorrowAt(11, 0)
+		slot := w.slot(42, at, 10)
+		p := openTab(t, browser, w.link(102))
+		p.chooseDay(42, at)
+		w.stopBooker(t)
+		for i, patient := range []int64{201, 202} {
+			if a := w.postAs(patient, slot, fmt.Sprint("ahead-", i)); a.status != http.StatusAccepted {
+				t.Fatalf("patient %d ahead in line: %d, want 202 with no booker running", patient, a.status)
+			}
+		}
+		before := w.lastSeq()
+		p.spyOnRequests()
+		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.waitFor("the waiting room", `!document.getElementById('v-wait').hidden && document.getElementById('wait-pos').textContent !== '–'`)
+		if pos := p.text("#wait-pos"); pos != "3" {
+			t.Errorf("the page shows position %q, want 3 (two requests ahead)", pos)
+		}
+		key := p.pendingKey()
+		p.waitFor("a repeat of the request", `window.__posts >= 2`)
+		p.screenshot("page-waiting-room")
+		if n := w.page.Front().Limiter.Attempts(102); n != 1 {
+			t.Errorf("the gateway counted %d booking attempts of patient 102 while the page repeated, want 1", n)
+		}
+		w.startBooker(nil, nil)
+		p.waitText("#result-title", "Ihr Termin ist gebucht")
+		posts, keys := p.sent()
+		if posts < 2 || len(keys) != 1 || keys[0] != key || !pageKey.MatchString(key) {
+			t.Errorf("the page sent %d requests with keys %v, want several with its one key %q", posts, keys, key)
+		}
+		if got := w.appointmentKeys(102); len(got) != 1 || got[0] != key {
+			t.Errorf("patient 102's appointments have keys %v, want one with %q", got, key)
+		}
+		if n := w.lastSeq() - before; n != 1 {
+			t.Errorf("the page's repeats put %d commands on the stream, want 1", n)
+		}
+	})
+
+	t.Run("a full slot says so and offers the next free ones", func(t *testing.T) {
+		at := tomorrowAt(12, 0)
+		full := w.slot(43, at, 1)
+		next := w.slot(43, at.Add(30*time.Minute), 1)
+		p := openTab(t, browser, w.link(103))
+		p.chooseDay(43, at)
+		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, full))
+		if a := w.mustDo("POST", "/api/appointments", "taken", bookBody(full, 203)); a.status != http.StatusCreated {
+			t.Fatalf("another patient's booking: %d %v", a.status, a.body)
+		}
+		p.click(fmt.Sprintf(`[data-slot="%d"]`, full))
+		p.waitFor("the refusal", `document.getElementById('result-text').dataset.code === 'SLOT_FULL'`)
+		if got := p.text("#result-text"); got != "Dieser Termin ist leider schon vergeben." {
+			t.Errorf("message = %q", got)
+		}
+		p.click(fmt.Sprintf(`#alts [data-slot="%d"]`, next))
+		p.waitText("#result-title", "Ihr Termin ist gebucht")
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 103 AND slot_id = $1 AND status = 'BOOKED'`, next); n != 1 {
+			t.Errorf("patient 103 holds %d bookings of the offered slot, want 1", n)
+		}
+	})
+
+	t.Run("cancel from my appointments", func(t *testing.T) {
+		at := tomorrowAt(13, 0)
+		slot := w.slot(44, at, 1)
+		p := openTab(t, browser, w.link(104))
+		p.chooseSlot(44, at, slot)
+		p.waitText("#result-title", "Ihr Termin ist gebucht")
+		p.click("#result-mine")
+		item := fmt.Sprintf(`[data-appointment="%d"]`, w.queryInt(`SELECT id FROM appointment WHERE patient_id = 104`))
+		if when := p.text(item + " .when"); !strings.Contains(when, "13:00") {
+			t.Errorf("my appointments show %q, want 13:00 Berlin time", when)
+		}
+		p.click(item + " .cancel")
+		p.click(item + " .cancel-yes")
+		p.waitFor("the confirmation", `document.getElementById('notice').textContent.includes('abgesagt')`)
+		p.waitFor("the list without it", `!document.querySelector('`+item+`')`)
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 104 AND status = 'CANCELLED'`); n != 1 {
+			t.Errorf("patient 104 has %d cancelled appointments, want 1", n)
+		}
+		if n := w.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 0 {
+			t.Errorf("booked_count after the cancel = %d, want 0", n)
+		}
+	})
+
+	t.Run("a reload while waiting keeps the same request", func(t *testing.T) {
+		at := tomorrowAt(14, 0)
+		slot := w.slot(45, at, 5)
+		p := openTab(t, browser, w.link(105))
+		p.chooseDay(45, at)
+		w.stopBooker(t)
+		before := w.lastSeq()
+		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.waitFor("the waiting room", `!document.getElementById('v-wait').hidden && document.getElementById('wait-pos').textContent !== '–'`)
+		key := p.pendingKey()
+		p.run("reload", chromedp.Reload())
+		p.waitFor("the waiting room after the reload", `!document.getElementById('v-wait').hidden && document.getElementById('wait-pos').textContent !== '–'`)
+		if k := p.pendingKey(); k != key || key == "" {
+			t.Fatalf("key after the reload = %q, before %q: want the same", k, key)
+		}
+		w.startBooker(nil, nil)
+		p.waitText("#result-title", "Ihr Termin ist gebucht")
+		if got := w.appointmentKeys(105); len(got) != 1 || got[0] != key {
+			t.Errorf("patient 105's appointments have keys %v, want one with %q", got, key)
+		}
+		if n := w.lastSeq() - before; n != 1 {
+			t.Errorf("request and reload put %d commands on the stream, want 1", n)
+		}
+	})
+}
+
+// stopBooker stops the stack's booker, so that bookings wait in line; the
+// test starts it again, or its end does.
+func (w *webStack) stopBooker(t *testing.T) {
+	t.Helper()
+	stopped := w.booker
+	if err := stopped.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if w.booker == stopped {
+			w.startBooker(nil, nil)
+		}
 	})
 }
