@@ -49,8 +49,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\ngateway: %s   (booker admin: http://%s, NATS: %s)\nCtrl-C stops it.\n\n",
-		sys.Gateway.URL(), sys.Booker.Addr(), sys.NATSURL)
+	fmt.Printf("\ngateway: %s   (booker admin: http://%s, NATS: %s)\n", sys.Gateway.URL(), sys.Booker.Addr(), sys.NATSURL)
+	fmt.Printf("patient page, signed in as patient %d: %s\n", demoPatient, pageLink(sys.Gateway.URL(), gcfg.AuthSecret))
+	fmt.Print("Ctrl-C stops it.\n\n")
 	<-ctx.Done()
 	fmt.Println("stopping…")
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
