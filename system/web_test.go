@@ -3,10 +3,13 @@ package system_test
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +62,35 @@ func (w *webStack) postAs(patient, slot int64, key string) answer {
 		w.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	return answer{status: resp.StatusCode, header: resp.Header}
+	a := answer{status: resp.StatusCode, header: resp.Header}
+	_ = json.NewDecoder(resp.Body).Decode(&a.body)
+	return a
+}
+
+// rushAs books as a client of the burst does: the same key, again after
+// each Retry-After, until decided; it returns the final status.
+func (w *webStack) rushAs(patient, slot int64, key string) int {
+	for deadline := time.Now().Add(time.Minute); ; {
+		a := w.postAs(patient, slot, key)
+		if (a.status != http.StatusAccepted && a.status != http.StatusServiceUnavailable) || time.Now().After(deadline) {
+			return a.status
+		}
+		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		time.Sleep(time.Duration(max(wait, 1)) * time.Second)
+	}
+}
+
+// openingSlot is a slot that opens for booking at opens, as at 7:00.
+func (w *webStack) openingSlot(doctor int64, startAt time.Time, capacity int, opens time.Time) int64 {
+	w.t.Helper()
+	var id int64
+	err := w.db.QueryRow(w.t.Context(), `
+        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity, opens_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+		doctor, startAt, startAt.Add(15*time.Minute), capacity, opens).Scan(&id)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return id
 }
 
 // tomorrowAt is a wall-clock time of tomorrow in the clinic's zone.
@@ -257,7 +288,36 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("request and reload put %d commands on the stream, want 1", n)
 		}
 	})
+
+	t.Run("a patient on the page gets an answer in the opening burst", func(t *testing.T) {
+		at := tomorrowAt(9, 0)
+		slot := w.openingSlot(46, at, 5, time.Now().Add(5*time.Second))
+		p := openTab(t, browser, w.link(106))
+		p.chooseDay(46, at)
+		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
+		var wg sync.WaitGroup
+		for i := range rushers {
+			wg.Go(func() { w.rushAs(int64(3000+i), slot, fmt.Sprint("rush-", i)) })
+		}
+		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.waitFor("the page's answer", `!document.getElementById('v-result').hidden`)
+		wg.Wait()
+		held := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 106 AND slot_id = $1 AND status = 'BOOKED'`, slot)
+		code := eval[string](p, `document.getElementById('result-text').dataset.code`)
+		switch title := p.text("#result-title"); {
+		case title == "Ihr Termin ist gebucht" && held == 1, code == "SLOT_FULL" && held == 0:
+			t.Logf("among %d clicks the page was told: %s %s", rushers+1, title, code)
+		default:
+			t.Errorf("the page shows %q (%s) while patient 106 holds %d bookings of the slot", title, code, held)
+		}
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slot); n != 5 {
+			t.Errorf("%d bookings of the 5 places after %d clicks", n, rushers+1)
+		}
+	})
 }
+
+// rushers is how many other patients click at the opening in the burst case.
+const rushers = 300
 
 // stopBooker stops the stack's booker, so that bookings wait in line; the
 // test starts it again, or its end does.
