@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // pageTimeout bounds each browser step; the machine may be loaded.
@@ -208,4 +209,17 @@ func (p *tab) waitText(sel, want string) {
 	p.t.Helper()
 	p.waitFor(fmt.Sprintf("%s to show %q", sel, want),
 		fmt.Sprintf(`(document.querySelector(%q) || {}).textContent === %q`, sel, want))
+}
+
+// tabTo presses Tab until the element has the focus, as a keyboard user
+// moves through the page.
+func (p *tab) tabTo(sel string) {
+	p.t.Helper()
+	for range 60 {
+		if eval[bool](p, fmt.Sprintf(`!!document.activeElement && document.activeElement.matches(%q)`, sel)) {
+			return
+		}
+		p.run("press Tab", chromedp.KeyEvent(kb.Tab))
+	}
+	p.t.Fatalf("60 presses of Tab did not reach %s\npage shows:\n%s", sel, p.visibleText())
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	gatewayapp "termin/gateway/app"
 	"termin/system"
 )
@@ -179,6 +180,29 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("in English the result = %q", got)
 		}
 		p.click("#lang")
+	})
+
+	t.Run("books with the keyboard alone", func(t *testing.T) {
+		at := tomorrowAt(15, 0)
+		slot := w.slot(47, at, 1)
+		p := openTab(t, browser, w.link(107))
+		doc := `[data-doctor="47"]`
+		p.waitFor("the doctor list or the doctor form", `document.querySelector('`+doc+`') || !document.getElementById('doctor-form').hidden`)
+		if eval[bool](p, `!!document.querySelector('`+doc+`')`) {
+			p.tabTo(doc)
+		} else {
+			p.tabTo("#doctor-id")
+			p.run("type the number", chromedp.KeyEvent("47"))
+		}
+		p.run("press Enter", chromedp.KeyEvent(kb.Enter))
+		p.waitFor("the focus on the day step", `document.activeElement.id === 'day-title'`)
+		p.tabTo(fmt.Sprintf(`[data-date="%s"]`, at.Format(time.DateOnly)))
+		p.run("press Enter", chromedp.KeyEvent(kb.Enter))
+		p.waitFor("the day's times", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
+		p.tabTo(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.run("press Enter", chromedp.KeyEvent(kb.Enter))
+		p.waitText("#result-title", "Ihr Termin ist gebucht")
+		p.waitFor("the focus on the result", `document.activeElement.id === 'result-title'`)
 	})
 
 	t.Run("a queued booking shows its place in line, then its result, with one key", func(t *testing.T) {
