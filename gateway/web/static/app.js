@@ -36,7 +36,7 @@ window.Termin = (function () {
   }
   function timeOf(iso) { return fmt(new Date(iso), { hour: '2-digit', minute: '2-digit' }); }
   function dateOf(iso) { return fmt(new Date(iso), { weekday: 'long', day: 'numeric', month: 'long' }); }
-  function whenOf(iso) { return dateOf(iso) + ', ' + timeOf(iso); }
+  function whenOf(iso) { return dateOf(iso) + ', ' + timeOf(iso) + t('oclock'); }
 
   // clinicDay is the date (YYYY-MM-DD) of an instant in the clinic's zone.
   function clinicDay(date) {
@@ -384,7 +384,7 @@ window.Termin = (function () {
     $('wait-eta').textContent = w.eta ? etaText(w.eta) : '–';
     const pct = w.first ? Math.round(100 * (w.first - w.pos) / w.first) : 0;
     $('wait-progress').setAttribute('aria-valuenow', String(pct));
-    $('wait-progress').firstElementChild.style.width = Math.max(pct, 6) + '%';
+    $('wait-progress').firstElementChild.style.width = Math.max(pct, 8) + '%';
     const opening = w.p.opensAt && new Date(w.p.opensAt) > new Date() ? t('waitOpening', { time: timeOf(w.p.opensAt) }) : '';
     const note = w.note ? t(w.note, { n: w.next || w.eta }) : opening;
     const next = w.asking ? t('waitAsking') : w.note ? '' : t('waitNext', { n: w.next });
