@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run loadtest bench
+.PHONY: build test lint run loadtest loadtest-all hotslot-compare bench
 
 build:
 	@mkdir -p bin
@@ -33,6 +33,27 @@ loadtest: build
 	./bin/loadtest -scenario opening -gateway http://127.0.0.1:8080 \
 		-booker-metrics http://127.0.0.1:9091/metrics \
 		-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_FLAGS)
+
+# The processes `make run` is: one process named run (gateway, booker and an
+# embedded NATS) beside PostgreSQL. For bin/gateway + bin/booker + nats-server
+# set LOADTEST_PROCS= (the binary's defaults find them by name), or name pids:
+# LOADTEST_PROCS='-system-proc= -gateway-proc=1234 -booker-proc=1235'.
+LOADTEST_PROCS ?= -gateway-proc= -booker-proc= -nats-proc= -system-proc=run
+LOADTEST_TARGET = -gateway http://127.0.0.1:8080 -booker-metrics http://127.0.0.1:9091/metrics \
+	-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_PROCS)
+
+# 07:00 for the whole clinic against a running `make run`: 2,000 doctors x 40
+# slots open at once, 1,000 clicks/s for 20 s spread over them; the report
+# gives confirmed/s, the backlog, decision latency and the CPU each process
+# spent per confirmed booking.
+loadtest-all: build
+	./bin/loadtest -scenario opening-all -rate 1000 -duration 20s $(LOADTEST_TARGET) $(LOADTEST_FLAGS)
+
+# The hot slot through the whole path and through the seed's
+# one-transaction-per-request design (served by bin/loadtest itself), the same
+# ramp in the same run, against a running `make run`: both knees and the ratio.
+hotslot-compare: build
+	./bin/loadtest -scenario hotslot-compare $(LOADTEST_TARGET) $(LOADTEST_FLAGS)
 
 # The benchmarks the README quotes: one hot slot through the database with
 # batches of 1 and 50 in the same run, and the gateway's refusal and

@@ -75,6 +75,10 @@ type Booking struct {
 	// DoctorID and StartAt locate the slot, so that its change can be announced; set when Replay is false.
 	DoctorID int64
 	StartAt  time.Time
+	// Holders are the patients holding the slot's places once it is full
+	// (Left == 0), learned in the deciding transaction so that announcing a
+	// full slot needs no read of its own; nil when not known.
+	Holders []int64
 }
 
 // Cancellation is the outcome of a cancel request.

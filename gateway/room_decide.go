@@ -101,7 +101,9 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 		}
 	}
 	for id, ln := range r.lines {
-		if len(ln.inflight)+len(ln.waiting)+len(ln.pre) == 0 && !now.Before(ln.fullUntil) && now.Sub(ln.lastDone) > keep {
+		// A line primed for an opening (see Warmer) waits for its opening.
+		if len(ln.inflight)+len(ln.waiting)+len(ln.pre) == 0 && !now.Before(ln.fullUntil) && now.Sub(ln.lastDone) > keep &&
+			now.Sub(ln.opensAt) > keep {
 			delete(r.lines, id)
 		}
 	}

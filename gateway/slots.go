@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -26,11 +27,13 @@ type SlotCache struct {
 	mu      sync.RWMutex
 	entries map[int64]cachedSlot
 	group   singleflight.Group
+	reads   atomic.Int64
 }
 
 type cachedSlot struct {
 	slot    booker.Slot
 	expires time.Time
+	readAt  time.Time
 }
 
 // NewSlotCache caches up to maxSize slots for ttl each.
@@ -40,25 +43,52 @@ func NewSlotCache(src SlotSource, ttl time.Duration, maxSize int) *SlotCache {
 
 // Slot returns the slot from the cache or from the source.
 func (c *SlotCache) Slot(ctx context.Context, id int64) (booker.Slot, error) {
+	return c.get(ctx, id, func(e cachedSlot, now time.Time) bool { return now.Before(e.expires) })
+}
+
+// Recent returns the slot as read within the last second, its places
+// included, reading it again when the cache's copy is older. The waiting room
+// learns a new slot's places through it: a booking has just read the slot
+// on its way in, and a second read of the same row would double the
+// database's work for every fresh slot at an opening.
+func (c *SlotCache) Recent(ctx context.Context, id int64) (booker.Slot, error) {
+	return c.get(ctx, id, func(e cachedSlot, now time.Time) bool { return now.Sub(e.readAt) < time.Second })
+}
+
+func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, time.Time) bool) (booker.Slot, error) {
 	now := time.Now()
 	c.mu.RLock()
 	e, ok := c.entries[id]
 	c.mu.RUnlock()
-	if ok && now.Before(e.expires) {
+	if ok && good(e, now) {
 		return e.slot, nil
 	}
 	v, err, _ := c.group.Do(strconv.FormatInt(id, 10), func() (any, error) {
+		c.reads.Add(1)
 		return c.src.Slot(ctx, id)
 	})
 	if err != nil {
 		return booker.Slot{}, err
 	}
 	s := v.(booker.Slot)
+	c.Prime([]booker.Slot{s}, now, now.Add(c.ttl))
+	return s, nil
+}
+
+// Reads counts the slots read from the source one by one: every one is a
+// database round trip on some booking's path, which warming saves.
+func (c *SlotCache) Reads() int64 { return c.reads.Load() }
+
+// Prime puts slots read at readAt into the cache until expires: the warmer
+// loads a whole opening's slots this way before its first click.
+func (c *SlotCache) Prime(slots []booker.Slot, readAt, expires time.Time) {
+	slots = slots[:min(len(slots), c.maxSize)]
 	c.mu.Lock()
-	if len(c.entries) >= c.maxSize {
+	defer c.mu.Unlock()
+	if len(c.entries)+len(slots) > c.maxSize {
 		clear(c.entries) // rare and cheap to refill; keeps memory bounded without an LRU
 	}
-	c.entries[id] = cachedSlot{slot: s, expires: now.Add(c.ttl)}
-	c.mu.Unlock()
-	return s, nil
+	for _, s := range slots {
+		c.entries[s.ID] = cachedSlot{slot: s, expires: expires, readAt: readAt}
+	}
 }

@@ -15,7 +15,7 @@ import (
 // writeChart draws the run over time in one PNG: booking latency percentiles
 // (by send second) above, offered, sent, answered and booked per second below.
 func writeChart(r *Report, path string) error {
-	lat, err := linePlot("booking latency by send time", "ms", true, r.Series, map[string]func(SecondLine) float64{
+	lat, err := linePlot("booking latency by send time", "ms", true, r.Series, secondOf, map[string]func(SecondLine) float64{
 		"p50": func(s SecondLine) float64 { return s.P50 },
 		"p90": func(s SecondLine) float64 { return s.P90 },
 		"p99": func(s SecondLine) float64 { return s.P99 },
@@ -23,7 +23,7 @@ func writeChart(r *Report, path string) error {
 	if err != nil {
 		return err
 	}
-	thr, err := linePlot("throughput", "per second", false, r.Series, map[string]func(SecondLine) float64{
+	thr, err := linePlot("throughput", "per second", false, r.Series, secondOf, map[string]func(SecondLine) float64{
 		"offered clicks": func(s SecondLine) float64 { return s.Offered },
 		"sent (all)":     func(s SecondLine) float64 { return float64(s.Sent) },
 		"answered":       func(s SecondLine) float64 { return float64(s.Answered) },
@@ -32,13 +32,22 @@ func writeChart(r *Report, path string) error {
 	if err != nil {
 		return err
 	}
-	img := vgimg.New(vg.Points(960), vg.Points(720))
+	rows := [][]*plot.Plot{{lat}, {thr}}
+	if r.Morning != nil {
+		m, err := morningPlot(r.Morning)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, []*plot.Plot{m})
+	}
+	img := vgimg.New(vg.Points(960), vg.Points(360*float64(len(rows))))
 	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(8), PadBottom: vg.Points(8),
+	tiles := draw.Tiles{Rows: len(rows), Cols: 1, PadTop: vg.Points(8), PadBottom: vg.Points(8),
 		PadLeft: vg.Points(8), PadRight: vg.Points(8), PadY: vg.Points(16)}
-	canvases := plot.Align([][]*plot.Plot{{lat}, {thr}}, tiles, dc)
-	lat.Draw(canvases[0][0])
-	thr.Draw(canvases[1][0])
+	canvases := plot.Align(rows, tiles, dc)
+	for i, row := range rows {
+		row[0].Draw(canvases[i][0])
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -53,7 +62,7 @@ func writeChart(r *Report, path string) error {
 // linePlot draws one line per named series over the run's seconds.
 // skipZero leaves out seconds without a value (no booking sent then), so
 // that they show as gaps bridged, not as drops to zero.
-func linePlot(title, unit string, skipZero bool, secs []SecondLine, value map[string]func(SecondLine) float64, order []string) (*plot.Plot, error) {
+func linePlot[T any](title, unit string, skipZero bool, secs []T, second func(T) int, value map[string]func(T) float64, order []string) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "seconds since start"
@@ -65,7 +74,7 @@ func linePlot(title, unit string, skipZero bool, secs []SecondLine, value map[st
 		var pts plotter.XYs
 		for _, s := range secs {
 			if v := value[name](s); v > 0 || !skipZero {
-				pts = append(pts, plotter.XY{X: float64(s.Second), Y: v})
+				pts = append(pts, plotter.XY{X: float64(second(s)), Y: v})
 			}
 		}
 		args = append(args, name, pts)
@@ -75,3 +84,16 @@ func linePlot(title, unit string, skipZero bool, secs []SecondLine, value map[st
 	}
 	return p, nil
 }
+
+// morningPlot draws the opening-all run's confirmed bookings per second
+// (database) and its backlog at each second's end.
+func morningPlot(m *Morning) (*plot.Plot, error) {
+	const confirmed, backlog = "confirmed/s (database)", "backlog (clicks waiting)"
+	return linePlot("after the opening", "per second / clicks", false, m.Seconds,
+		func(s MorningLine) int { return s.Second }, map[string]func(MorningLine) float64{
+			confirmed: func(s MorningLine) float64 { return float64(s.Confirmed) },
+			backlog:   func(s MorningLine) float64 { return float64(s.Backlog) },
+		}, []string{confirmed, backlog})
+}
+
+func secondOf(s SecondLine) int { return s.Second }

@@ -9,8 +9,13 @@
 // (github.com/tsenart/vegeta/v12/lib); this package adds the client model,
 // the follow-up of queued requests, the invariant checks and the report.
 //
-// Three scenarios exist: "opening" (one popular doctor's slots open at once),
+// Five scenarios exist: "opening" (one popular doctor's slots open at once),
 // "sustained" (one huge slot, the rate ramped until confirmed bookings per
-// second stop rising, to find the knee) and "day" (a whole clinic's fortnight
-// of slots, reads and writes at 50:1).
+// second stop rising, to find the knee), "day" (a whole clinic's fortnight
+// of slots, reads and writes at 50:1), "opening-all" (every doctor's day
+// opens at one instant, clicks spread over all of it) and "hotslot-compare"
+// (the sustained ramp through the system and against the seed's design,
+// package seedbaseline, in one run). Every run also charges each process's
+// CPU, read from /proc (package proccpu), to the bookings the database
+// confirmed: a figure that does not depend on how busy the cores are.
 package loadtest

@@ -13,6 +13,19 @@ const (
 	ScenarioOpening   = "opening"
 	ScenarioSustained = "sustained"
 	ScenarioDay       = "day"
+	// ScenarioOpeningAll opens every doctor's day at one instant (the 07:00
+	// roll-forward) and spreads clicks over all their slots.
+	ScenarioOpeningAll = "opening-all"
+	// ScenarioHotslotCompare runs the sustained ramp twice in one run: through
+	// the whole system, and against the seed's one-transaction-per-request
+	// design (package seedbaseline) on the same database.
+	ScenarioHotslotCompare = "hotslot-compare"
+)
+
+// The click spreads of the opening-all scenario.
+const (
+	SkewUniform = "uniform"
+	SkewZipf    = "zipf"
 )
 
 // Options configure one run. Zero values take the scenario's defaults (see
@@ -43,7 +56,7 @@ type Options struct {
 	// ReadDoctors are the other doctors whose slot lists are read (opening, sustained).
 	ReadDoctors int
 	// Impatient is the share of clicks followed by a second click (a new key)
-	// of the same patient on the same slot.
+	// of the same patient on the same slot; negative means none.
 	Impatient float64
 	// FollowUp bounds how long queued clicks are followed after the last new
 	// click; a click still undecided then fails the "answered" check.
@@ -54,6 +67,28 @@ type Options struct {
 	HugeCapacity int
 	// DayDoctors, DayDays and DaySlots shape the day scenario's clinic.
 	DayDoctors, DayDays, DaySlots int
+	// AllDoctors × AllSlots are the opening-all scenario's slots, a share
+	// GroupShare of them with GroupCapacity places, the rest with one. Their
+	// day opens OpensIn after seeding began; clicks start at the opening.
+	AllDoctors, AllSlots int
+	GroupShare           float64
+	OpensIn              time.Duration
+	// Skew spreads the opening-all clicks: SkewUniform over all slots, or
+	// SkewZipf over doctors by popularity (exponent ZipfS > 1), uniform over
+	// the chosen doctor's slots.
+	Skew  string
+	ZipfS float64
+	// SettleTimeout bounds the wait after the load for the system to catch
+	// up (outbox relayed, streams drained) before CPU is read the second time.
+	SettleTimeout time.Duration
+	// Processes are the groups of processes whose CPU the report charges per
+	// confirmed booking; nil means DefaultProcesses. The load generator
+	// itself is always measured.
+	Processes []ProcessGroup
+	// BaselineConns is the seed baseline's pool size (hotslot-compare).
+	BaselineConns int
+	// noGatewayMetrics skips the gateway's /metrics (the seed baseline has none).
+	noGatewayMetrics bool
 	// Zone is the clinic's time zone, in which slot-list dates are read.
 	Zone *time.Location
 	// Progress receives the progress bar; nil shows none.
@@ -77,6 +112,7 @@ func (o Options) WithDefaults() Options {
 	setI(&o.GroupCapacity, 10)
 	setI(&o.ReadDoctors, 20)
 	setF(&o.Impatient, 0.05)
+	o.Impatient = max(o.Impatient, 0)
 	setD(&o.FollowUp, 60*time.Second)
 	setF(&o.RampStep, 500)
 	setD(&o.StepDuration, 5*time.Second)
@@ -84,6 +120,19 @@ func (o Options) WithDefaults() Options {
 	setI(&o.DayDoctors, 2_000)
 	setI(&o.DayDays, 14)
 	setI(&o.DaySlots, 40)
+	setI(&o.AllDoctors, 2_000)
+	setI(&o.AllSlots, 40)
+	setF(&o.GroupShare, 0.1)
+	setD(&o.OpensIn, 10*time.Second)
+	if o.Skew == "" {
+		o.Skew = SkewUniform
+	}
+	setF(&o.ZipfS, 1.1)
+	setD(&o.SettleTimeout, 2*time.Minute)
+	setI(&o.BaselineConns, 20)
+	if o.Processes == nil {
+		o.Processes = DefaultProcesses()
+	}
 	if o.Scenario == ScenarioDay && o.ReadsRate == 0 {
 		o.ReadsRate = 50 * o.Rate // the day's mix: fifty reads per write
 	}
@@ -108,13 +157,22 @@ var scenarioDefaults = map[string]defaults{
 	ScenarioOpening:   {rate: 5_000, reads: 1_000, duration: 30 * time.Second},
 	ScenarioSustained: {rate: 500, reads: -1, duration: 120 * time.Second},
 	ScenarioDay:       {rate: 20, duration: 60 * time.Second},
+	// The morning of 2,000 doctors: 1,000 clicks/s for 20 s, no reads.
+	ScenarioOpeningAll:     {rate: 1_000, reads: -1, duration: 20 * time.Second},
+	ScenarioHotslotCompare: {rate: 500, reads: -1, duration: 120 * time.Second},
 }
 
 // Validate reports options that cannot make a meaningful run.
 func (o Options) Validate() error {
 	var errs []error
 	if _, ok := scenarioDefaults[o.Scenario]; !ok {
-		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained or day)", o.Scenario))
+		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained, day, opening-all or hotslot-compare)", o.Scenario))
+	}
+	if o.Skew != SkewUniform && o.Skew != SkewZipf {
+		errs = append(errs, fmt.Errorf("unknown skew %q (want uniform or zipf)", o.Skew))
+	}
+	if o.ZipfS <= 1 || o.GroupShare < 0 || o.GroupShare > 1 || o.AllDoctors <= 0 || o.AllDoctors > 10_000 || o.AllSlots <= 0 || o.AllSlots > 64 {
+		errs = append(errs, errors.New("zipf exponent must exceed 1, group share lie in [0,1], doctors in 1..10000, slots per doctor in 1..64 (one day of 15-minute slots from 08:00)"))
 	}
 	if o.GatewayURL == "" || o.DatabaseURL == "" {
 		errs = append(errs, errors.New("the gateway URL and the database URL are required"))

@@ -24,6 +24,9 @@ type Report struct {
 	Metrics   []MetricDelta  `json:"metrics"`
 	Notes     []string       `json:"notes,omitempty"`
 	Knee      *Knee          `json:"knee,omitempty"`
+	CPU       *CPUReport     `json:"cpu,omitempty"`
+	Morning   *Morning       `json:"morning,omitempty"`
+	Compare   *Comparison    `json:"compare,omitempty"`
 	Series    []SecondLine   `json:"series"`
 	Checks    []Check        `json:"checks"`
 	Passed    bool           `json:"passed"`
@@ -89,10 +92,17 @@ type SecondLine struct {
 }
 
 func newReport(o Options, p *prepared) *Report {
-	return &Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: time.Now().UTC(),
-		Settings: Settings{Rate: o.Rate, ReadsRate: max(o.ReadsRate, 0), Duration: o.Duration.String(),
-			Patients: o.Patients, Impatient: o.Impatient, FollowUp: o.FollowUp.String(), MetricsFrom: o.BookerMetricsURL},
-		Seeded: Seeded{Slots: len(p.slots), TookMS: ms(p.seedTook)}, Dir: o.OutDir}
+	r := &Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: time.Now().UTC(),
+		Settings: settings(o), Seeded: Seeded{Slots: len(p.slots), TookMS: ms(p.seedTook)}, Dir: o.OutDir}
+	if o.Scenario == ScenarioOpeningAll {
+		r.Morning = newMorning(o, p)
+	}
+	return r
+}
+
+func settings(o Options) Settings {
+	return Settings{Rate: o.Rate, ReadsRate: max(o.ReadsRate, 0), Duration: o.Duration.String(),
+		Patients: o.Patients, Impatient: o.Impatient, FollowUp: o.FollowUp.String(), MetricsFrom: o.BookerMetricsURL}
 }
 
 // addStats fills the report from the engine's statistics and clicks.

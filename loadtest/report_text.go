@@ -14,6 +14,10 @@ import (
 // outcome, time to decision, the system's own counters and the invariants.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if r.Compare != nil {
+		r.writeCompare(tw)
+		return tw.Flush()
+	}
 	fmt.Fprintf(tw, "termin load test: scenario %s, seed %d, gateway %s, started %s\n",
 		r.Scenario, r.Seed, r.Gateway, r.Started.Format("2006-01-02 15:04:05Z"))
 	s := r.Settings
@@ -27,13 +31,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	latencies(tw, "ANSWERS BY CODE (latency from the scheduled send time, ms)", r.Answers)
 	latencies(tw, "TIME TO FINAL DECISION PER CLICK (from its first scheduled send, repeats included, ms)", r.Decisions)
+	r.writeMorning(tw)
 	r.writeExtras(tw)
+	writeCPU(tw, r.CPU)
+	r.writeChecks(tw)
+	return tw.Flush()
+}
+
+func (r *Report) writeChecks(tw *tabwriter.Writer) {
 	section(tw, "INVARIANTS", "check\tresult\tdetail")
 	for _, c := range r.Checks {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, passText(c.OK), c.Detail)
 	}
 	fmt.Fprintf(tw, "\nresult: %s\n", map[bool]string{true: "PASS: every invariant held", false: "FAIL"}[r.Passed])
-	return tw.Flush()
 }
 
 func (r *Report) writeExtras(tw *tabwriter.Writer) {
@@ -108,6 +118,9 @@ func (r *Report) Save() error {
 	}
 	if err := os.WriteFile(filepath.Join(r.Dir, "report.json"), append(js, '\n'), 0o644); err != nil {
 		return err
+	}
+	if r.Compare != nil {
+		return nil // each leg's folder has its own chart
 	}
 	return writeChart(r, filepath.Join(r.Dir, "chart.png"))
 }

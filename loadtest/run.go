@@ -18,51 +18,157 @@ var ErrInvariant = errors.New("an invariant check failed")
 const checkTimeout = 2 * time.Minute
 
 // Run seeds the scenario's slots, sends the load, follows every queued click
-// to its decision (within FollowUp), checks the database and saves the report
-// into OutDir. It returns the report with ErrInvariant when a check failed;
-// a cancelled ctx stops the load early but still checks and reports.
+// to its decision (within FollowUp), waits for the system to catch up,
+// checks the database and saves the report into OutDir. It returns the
+// report with ErrInvariant when a check failed; a cancelled ctx stops the
+// load early but still checks and reports.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	pool, err := openPool(ctx, o.DatabaseURL)
+	pool, err := openPool(ctx, o.DatabaseURL, 4)
 	if err != nil {
 		return nil, err
 	}
 	defer pool.Close()
+	if o.Scenario == ScenarioHotslotCompare {
+		return runCompare(ctx, o, pool)
+	}
+	rep, err := runScenario(ctx, o, pool, LabelGenerator)
+	if err != nil {
+		return rep, err
+	}
+	return rep, rep.finish()
+}
+
+// runScenario runs one scenario and checks it; generator labels the load
+// generator's process in the CPU table.
+func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator string) (*Report, error) {
 	id := newIDs(o.Seed)
 	p, err := prepare(ctx, pool, o, id)
 	if err != nil {
 		return nil, err
 	}
 	rep := newReport(o, p)
-	before := scrapeBoth(ctx, o, rep)
-	e := newEngine(o, p.load, id)
-	cpu0 := cpuTime()
-	runLoad(ctx, e, p)
-	rep.Notes = append(rep.Notes, generatorCPU(cpuTime()-cpu0, e.stats))
-	after := scrapeBoth(context.WithoutCancel(ctx), o, rep)
-	for _, src := range []string{"gateway", "booker"} {
-		rep.Metrics = append(rep.Metrics, deltas(src, before[src], after[src])...)
-	}
-	rep.addStats(o, e.stats, e.ledger.snapshot())
-	if p.knee != nil {
-		rep.Knee = &p.knee.knee
+	m, err := rep.measure(ctx, o, pool, p, id, generator)
+	if err != nil {
+		return rep, err
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
 	defer cancel()
-	if rep.Checks, err = runChecks(cctx, pool, id, e.ledger); err != nil {
-		return rep, err
+	return rep, rep.conclude(cctx, o, pool, p, id, m)
+}
+
+// measured is what one run's load left to report: the clients' engine, the
+// system's metrics and the processes' CPU before and after, the backlog.
+type measured struct {
+	e             *engine
+	before, after map[string]sample
+	meter         *cpuMeter
+	since         time.Time
+	backlog       []BacklogLine
+}
+
+// measure reads the CPU and metrics, sends the load (from the opening, in
+// opening-all), waits for the system to catch up and reads them again.
+func (r *Report) measure(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, generator string) (*measured, error) {
+	m := &measured{meter: newCPUMeter(o, pool, generator), e: newEngine(o, p.load, id)}
+	m.before = scrapeBoth(ctx, o, r)
+	m.meter.start()
+	m.since = time.Now()
+	if err := r.awaitOpening(ctx, p); err != nil {
+		return nil, err
 	}
-	passed := rep.passed() // before Save, so that report.txt and report.json carry the result
-	if err := rep.Save(); err != nil {
-		return rep, fmt.Errorf("save report: %w", err)
+	var backlog *backlogWatch // opening-all only
+	if r.Morning != nil {
+		backlog = watchBacklog(ctx, m.e.ledger, o.BookerMetricsURL)
+	}
+	cpu0 := cpuTime()
+	runLoad(ctx, m.e, p)
+	r.Notes = append(r.Notes, generatorCPU(cpuTime()-cpu0, m.e.stats))
+	r.Notes = append(r.Notes, settleNote(settle(context.WithoutCancel(ctx), pool, o)))
+	m.meter.stop()
+	m.backlog = backlog.stop()
+	m.after = scrapeBoth(context.WithoutCancel(ctx), o, r)
+	return m, nil
+}
+
+// conclude fills the report from the measurements and the database, and
+// runs the invariant checks.
+func (r *Report) conclude(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, m *measured) error {
+	for _, src := range []string{"gateway", "booker"} {
+		r.Metrics = append(r.Metrics, deltas(src, m.before[src], m.after[src])...)
+	}
+	r.addStats(o, m.e.stats, m.e.ledger.snapshot())
+	if p.knee != nil {
+		r.Knee = &p.knee.knee
+	}
+	if err := r.addCPU(ctx, pool, id, m); err != nil {
+		return err
+	}
+	if r.Morning != nil {
+		if err := r.addMorning(ctx, pool, id, m.backlog, m.e); err != nil {
+			return err
+		}
+	}
+	var err error
+	r.Checks, err = runChecks(ctx, pool, id, m.e.ledger)
+	return err
+}
+
+// finish records whether every check held, saves the report and says
+// ErrInvariant when one failed.
+func (r *Report) finish() error {
+	passed := r.passed() // before Save, so that report.txt and report.json carry the result
+	if err := r.Save(); err != nil {
+		return fmt.Errorf("save report: %w", err)
 	}
 	if !passed {
-		return rep, ErrInvariant
+		return ErrInvariant
 	}
-	return rep, nil
+	return nil
+}
+
+// awaitOpening waits for the opening-all scenario's opening, after which
+// the first click is due.
+func (r *Report) awaitOpening(ctx context.Context, p *prepared) error {
+	if p.opensAt.IsZero() {
+		return nil
+	}
+	if late := time.Since(p.opensAt); late > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("seeding ended %v after the opening: the clicks began late (raise -opens-in)", late.Round(time.Millisecond)))
+	}
+	return waitUntil(ctx, p.opensAt)
+}
+
+// addCPU counts the run's confirmed bookings in the database and charges
+// each measured process's CPU to them.
+func (r *Report) addCPU(ctx context.Context, pool *pgxpool.Pool, id ids, m *measured) error {
+	confirmed, err := confirmedBookings(ctx, pool, id, m.since)
+	if err != nil {
+		return fmt.Errorf("count confirmed bookings: %w", err)
+	}
+	r.CPU = m.meter.report(confirmed)
+	r.CPU.crossCheck(m.before, m.after)
+	return nil
+}
+
+func (r *Report) addMorning(ctx context.Context, pool *pgxpool.Pool, id ids, lines []BacklogLine, e *engine) error {
+	bySec, err := confirmedBySecond(ctx, pool, id, r.Morning.Opening)
+	if err != nil {
+		return fmt.Errorf("confirmed bookings by second: %w", err)
+	}
+	r.Morning.fill(lines, bySec)
+	r.Morning.Decisions = decisionLatency(e.ledger.snapshot(), e.stats.began)
+	return nil
+}
+
+func settleNote(took time.Duration, ok bool) string {
+	if ok {
+		return fmt.Sprintf("system caught up (outbox relayed, streams drained) %v after the last answer", took.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("system had not caught up %v after the last answer (outbox or streams still pending): CPU read anyway", took.Round(time.Millisecond))
 }
 
 // runLoad runs the engine, with the sustained scenario's knee watch beside it.
@@ -82,12 +188,12 @@ func runLoad(ctx context.Context, e *engine, p *prepared) {
 	<-done
 }
 
-func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+func openPool(ctx context.Context, url string, conns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	cfg.MaxConns = 4
+	cfg.MaxConns = conns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err == nil {
 		err = pool.Ping(ctx)
@@ -106,6 +212,9 @@ func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
 	out := map[string]sample{}
 	urls := map[string]string{"gateway": o.GatewayURL + "/metrics", "booker": o.BookerMetricsURL}
+	if o.noGatewayMetrics {
+		urls["gateway"] = ""
+	}
 	for src, url := range urls {
 		s, err := scrape(ctx, url)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -18,17 +19,22 @@ type prepared struct {
 	slots    []slot
 	seedTook time.Duration
 	knee     *kneeWatch // sustained only
+	opensAt  time.Time  // opening-all only: when the slots open and the clicks begin
 }
 
 // prepare seeds the scenario's slots in the run's own doctor range and
 // builds what drives the load.
 func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepared, error) {
 	began := time.Now()
-	slots, err := seedSlots(ctx, pool, id, o.Zone, grids(o), o.Progress)
+	var opensAt time.Time
+	if o.Scenario == ScenarioOpeningAll {
+		opensAt = began.Add(o.OpensIn).Truncate(time.Millisecond)
+	}
+	slots, err := seedSlots(ctx, pool, id, o.Zone, grids(o, opensAt), o.Progress)
 	if err != nil {
 		return nil, err
 	}
-	p := &prepared{slots: slots, seedTook: time.Since(began), pacer: constant(o.Rate)}
+	p := &prepared{slots: slots, seedTook: time.Since(began), pacer: constant(o.Rate), opensAt: opensAt}
 	own, others := split(slots, id.doctor(0))
 	switch o.Scenario {
 	case ScenarioOpening:
@@ -44,6 +50,8 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepa
 			all[i] = s.ID
 		}
 		p.load = &day{id: id, n: o.Patients, slots: all, reads: readPaths(slots, o.Zone)}
+	case ScenarioOpeningAll:
+		p.load = newOpeningAll(o, id, slots, rand.New(rand.NewPCG(uint64(o.Seed), 3)))
 	default:
 		return nil, fmt.Errorf("unknown scenario %q", o.Scenario)
 	}
@@ -51,14 +59,18 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepa
 }
 
 // grids is the scenario's slot layout. Doctor 0 of the run is the popular one
-// (opening) or the huge slot's (sustained); doctors after it are read.
-func grids(o Options) []grid {
+// (opening) or the huge slot's (sustained); doctors after it are read. In
+// opening-all every doctor's day opens at opensAt.
+func grids(o Options, opensAt time.Time) []grid {
 	readers := grid{firstDoctor: 1, doctors: o.ReadDoctors, days: 1, perDay: 16, capacity: fixed(1)}
 	switch o.Scenario {
 	case ScenarioSustained:
 		return []grid{{doctors: 1, days: 1, perDay: 1, capacity: fixed(o.HugeCapacity)}, readers}
 	case ScenarioDay:
 		return []grid{{doctors: o.DayDoctors, days: o.DayDays, perDay: o.DaySlots, capacity: fixed(1)}}
+	case ScenarioOpeningAll:
+		return []grid{{doctors: o.AllDoctors, days: 1, perDay: o.AllSlots,
+			capacity: share(o.GroupShare, o.GroupCapacity), opens: opensAt}}
 	}
 	popular := grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, capacity: func(k int) int {
 		if k < o.SingleSlots {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -37,6 +38,7 @@ func (i ids) doctors() (lo, hi int64) { return i.doctor(0), i.doctor(9_999) }
 type grid struct {
 	firstDoctor, doctors, days, perDay int
 	capacity                           func(k int) int
+	opens                              time.Time // zero: open now
 }
 
 func (g grid) rows() int { return g.doctors * g.days * g.perDay }
@@ -62,7 +64,7 @@ func seedSlots(ctx context.Context, pool *pgxpool.Pool, id ids, zone *time.Locat
 	}
 	src := newSlotSource(id, zone, grids, progress)
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"time_slot"},
-		[]string{"doctor_id", "start_at", "end_at", "capacity"}, src); err != nil {
+		[]string{"doctor_id", "start_at", "end_at", "capacity", "opens_at"}, src); err != nil {
 		return nil, fmt.Errorf("seed: copy: %w", err)
 	}
 	src.done()
@@ -115,7 +117,7 @@ func (s *slotSource) Next() bool {
 	return s.g < len(s.grids)
 }
 
-// Values is the current row: doctor, start, end, capacity.
+// Values is the current row: doctor, start, end, capacity, opening.
 func (s *slotSource) Values() ([]any, error) {
 	g := s.grids[s.g]
 	perDoctor := g.days * g.perDay
@@ -125,7 +127,11 @@ func (s *slotSource) Values() ([]any, error) {
 	if s.i%4096 == 0 {
 		s.bar.set(s.progress())
 	}
-	return []any{s.id.doctor(doctor), start, start.Add(15 * time.Minute), g.capacity(k)}, nil
+	opens := pgtype.Timestamptz{Time: g.opens, Valid: true}
+	if g.opens.IsZero() {
+		opens.InfinityModifier = pgtype.NegativeInfinity // the column's default: open now
+	}
+	return []any{s.id.doctor(doctor), start, start.Add(15 * time.Minute), g.capacity(k), opens}, nil
 }
 
 // Err is always nil: the rows are computed, not read.
@@ -142,3 +148,14 @@ func (s *slotSource) progress() int64 {
 func (s *slotSource) done() { s.bar.finish() }
 
 func fixed(n int) func(int) int { return func(int) int { return n } }
+
+// share gives a share of the slots (spread evenly over the day) the group
+// capacity and the rest one place: with 0.1 and 40 slots, every tenth.
+func share(s float64, group int) func(int) int {
+	return func(k int) int {
+		if int(float64(k+1)*s) > int(float64(k)*s) {
+			return group
+		}
+		return 1
+	}
+}

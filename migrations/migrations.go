@@ -22,6 +22,8 @@ var files embed.FS
 // Up applies every pending migration to the database at url. It holds a
 // PostgreSQL advisory lock while it works, so several bookers starting at once
 // migrate one after the other and the later ones find nothing left to do.
+// A file numbered below one already applied (work that landed later than a
+// higher number) is applied as well rather than refused.
 func Up(ctx context.Context, url string) error {
 	db, err := openDB(url)
 	if err != nil {
@@ -33,7 +35,7 @@ func Up(ctx context.Context, url string) error {
 		return fmt.Errorf("migrations: locker: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, files,
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
@@ -55,7 +57,8 @@ func Pending(ctx context.Context, url string) (bool, error) {
 		return false, err
 	}
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, files, goose.WithDisableGlobalRegistry(true))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, files, goose.WithDisableGlobalRegistry(true),
+		goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return false, fmt.Errorf("migrations: %w", err)
 	}

@@ -151,6 +151,10 @@ const (
 // and the booker decides every booking anyway.
 const SlotStateSubject = "slot.state"
 
+// SlotStatesToken ends the subject of an announcement that carries a JSON
+// array of SlotState: all the slots one batch changed, in one message.
+const SlotStatesToken = "batch"
+
 // SlotState announces the places left in a slot after a decision. A full slot
 // (Left == 0) carries its holders, so that a gateway refusing it locally still
 // lets a holder's repeat reach its own answer. DoctorID and StartAt are zero

@@ -3,7 +3,6 @@ package jetstream
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync"
 	"time"
 
@@ -30,43 +29,54 @@ type Announcer struct {
 	last    sync.Map // slot id → time of the last refusal-driven announcement
 }
 
-// Booked announces the slot's places after a new booking.
-func (a *Announcer) Booked(ctx context.Context, b booker.Booking) {
-	a.send(ctx, shared.SlotState{SlotID: b.SlotID, DoctorID: b.DoctorID,
-		StartAt: b.StartAt.UTC().Format(time.RFC3339), Left: b.Left})
+// Booked is the slot's state after a new booking. A full slot's holders come
+// with the booking when the deciding transaction learned them.
+func (a *Announcer) Booked(ctx context.Context, b booker.Booking) shared.SlotState {
+	return shared.SlotState{SlotID: b.SlotID, DoctorID: b.DoctorID,
+		StartAt: b.StartAt.UTC().Format(time.RFC3339), Left: b.Left, Holders: b.Holders}
 }
 
-// Cancelled announces the room a cancellation made.
-func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) {
-	a.send(ctx, shared.SlotState{SlotID: c.SlotID, DoctorID: c.DoctorID,
-		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left})
+// Cancelled is the slot's state after a cancellation made room.
+func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) shared.SlotState {
+	return shared.SlotState{SlotID: c.SlotID, DoctorID: c.DoctorID,
+		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left}
 }
 
 // Refused re-announces a full slot after a SLOT_FULL decision, at most once per
-// Refresh, which keeps the gateways' marks alive during a burst.
-func (a *Announcer) Refused(ctx context.Context, slotID int64) {
-	if a == nil {
-		return
-	}
+// Refresh, which keeps the gateways' marks alive during a burst; ok is false
+// when it is not yet time.
+func (a *Announcer) Refused(ctx context.Context, slotID int64) (s shared.SlotState, ok bool) {
 	now := time.Now()
 	if last, ok := a.last.Load(slotID); ok && now.Sub(last.(time.Time)) < a.Refresh {
-		return
+		return s, false
 	}
 	a.last.Store(slotID, now)
-	a.send(ctx, shared.SlotState{SlotID: slotID, Left: 0})
+	return shared.SlotState{SlotID: slotID, Left: 0}, true
 }
 
-func (a *Announcer) send(ctx context.Context, s shared.SlotState) {
-	if a == nil {
+// Send announces a batch's slot states in one message: at 7:00 nearly every
+// booking fills its slot, and a message per slot cost every gateway a
+// message and a decode per booking. A full slot whose holders are not known
+// yet has them read first; without them a full mark could refuse a holder's
+// repeat, so such a slot is left out when the read fails.
+func (a *Announcer) Send(ctx context.Context, states []shared.SlotState) {
+	if a == nil || len(states) == 0 {
 		return
 	}
-	if s.Left == 0 {
-		holders, err := a.Holders.Holders(ctx, s.SlotID)
-		if err != nil {
-			return // without holders a full mark could refuse a holder's repeat
+	out := states[:0]
+	for _, s := range states {
+		if s.Left == 0 && s.Holders == nil {
+			holders, err := a.Holders.Holders(ctx, s.SlotID)
+			if err != nil {
+				continue
+			}
+			s.Holders = holders
 		}
-		s.Holders = holders
+		out = append(out, s)
 	}
-	data, _ := json.Marshal(s)
-	_ = a.Conn.Publish(a.Namespace.Subject(shared.SlotStateSubject)+"."+strconv.FormatInt(s.DoctorID, 10), data)
+	if len(out) == 0 {
+		return
+	}
+	data, _ := json.Marshal(out)
+	_ = a.Conn.Publish(a.Namespace.Subject(shared.SlotStateSubject)+"."+shared.SlotStatesToken, data)
 }

@@ -122,10 +122,14 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 		Appointment: wire(b.Appointment), Left: b.Left}
 }
 
-// announce tells the gateways each slot's latest state after the batch: one
-// announcement per slot, not per booking.
+// announce tells the gateways each slot's latest state after the batch, in
+// one message: one state per slot, not per booking.
 func (w *Worker) announce(ctx context.Context, todo []*entry) {
+	if w.Announcer == nil {
+		return
+	}
 	booked, refused := map[int64]booker.Booking{}, map[int64]bool{}
+	var states []shared.SlotState
 	for _, e := range todo {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
@@ -133,17 +137,21 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 		case e.decision.Code == shared.CodeSlotFull:
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
-			w.Announcer.Cancelled(ctx, e.outcome.Cancellation)
+			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
 		}
 	}
 	for _, b := range booked {
-		w.Announcer.Booked(ctx, b)
+		states = append(states, w.Announcer.Booked(ctx, b))
 	}
 	for slot := range refused {
-		if _, ok := booked[slot]; !ok {
-			w.Announcer.Refused(ctx, slot)
+		if _, ok := booked[slot]; ok {
+			continue
+		}
+		if s, ok := w.Announcer.Refused(ctx, slot); ok {
+			states = append(states, s)
 		}
 	}
+	w.Announcer.Send(ctx, states)
 }
 
 // sameBody turns a recorded decision into a refusal when the key comes back

@@ -168,6 +168,10 @@ func (b *batch) writeWinners(ctx context.Context) error {
         FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
         WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
 	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends)
+	partly := b.filledAfterOthers()
+	if len(partly) > 0 {
+		q.Queue(`SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status = 'BOOKED'`, partly)
+	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	tag, err := res.Exec()
@@ -180,7 +184,62 @@ func (b *batch) writeWinners(ctx context.Context) error {
 	if err := b.readWinners(res); err != nil {
 		return err
 	}
+	if err := b.readFullHolders(res, len(partly) > 0); err != nil {
+		return fmt.Errorf("postgres: holders of filled slots: %w", err)
+	}
 	return res.Close()
+}
+
+// filled reports whether the batch gave the slot its last place.
+func (sl *slotRow) filled() bool { return sl.granted > 0 && sl.count+sl.granted >= sl.capacity }
+
+// filledAfterOthers lists the slots this batch filled that already had
+// holders before it: only theirs must be read to announce them. A slot whose
+// every place went to this batch (every capacity-1 slot it fills) is held by
+// its winners, known without a read.
+func (b *batch) filledAfterOthers() []int64 {
+	var ids []int64
+	for id, sl := range b.slots {
+		if sl.filled() && sl.count > 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// readFullHolders gives each winner of a slot the batch filled the slot's
+// holders, so that announcing it full costs no read of its own.
+func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
+	holders := make(map[int64][]int64)
+	if queried {
+		rows, err := res.Query()
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var slot, patient int64
+			if err := rows.Scan(&slot, &patient); err != nil {
+				rows.Close()
+				return err
+			}
+			holders[slot] = append(holders[slot], patient)
+		}
+		if rows.Close(); rows.Err() != nil {
+			return rows.Err()
+		}
+	}
+	for _, i := range b.winners {
+		req := b.ops[i].Book
+		if sl := b.slots[req.SlotID]; sl.filled() && sl.count == 0 {
+			holders[req.SlotID] = append(holders[req.SlotID], req.PatientID)
+		}
+	}
+	for _, i := range b.winners {
+		if h, ok := holders[b.ops[i].Book.SlotID]; ok {
+			b.out[i].Booking.Holders = h
+		}
+	}
+	return nil
 }
 
 // winnerColumns holds insertSQL's arguments, one array per column.

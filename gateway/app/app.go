@@ -24,6 +24,7 @@ type App struct {
 	cfg    Config
 	stop   context.CancelFunc
 	front  *gateway.Front
+	slots  *gateway.SlotCache
 	db     *pgxpool.Pool
 	nc     *nats.Conn
 	queue  *jetstream.Queue

@@ -14,9 +14,14 @@ import (
 func (a *App) shield(store dbReads, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	front := &gateway.Front{Queue: a.queue, Slots: gateway.NewSlotCache(store, time.Minute, 100_000),
+	cache := gateway.NewSlotCache(store, time.Minute, 100_000)
+	a.slots = cache
+	front := &gateway.Front{Queue: a.queue, Slots: cache,
 		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget}
-	front.Room = gateway.NewRoom(a.cfg.Room, front.Submit, store.Slot, a.cfg.Logger)
+	front.Room = gateway.NewRoom(a.cfg.Room, front.Submit, cache.Recent, a.cfg.Logger)
+	warmer := &gateway.Warmer{Source: openings{a.db}, Cache: cache, Room: front.Room,
+		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Log: a.cfg.Logger}
+	go warmer.Run(ctx)
 	front.Metrics = gateway.NewFrontMetrics(reg, front.Room)
 	lists := gateway.NewSlotLists(store, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(front.Room, lists); err != nil {

@@ -18,20 +18,35 @@ const attemptsSubject = "gateway.attempts"
 const originHeader = "Termin-Origin"
 
 // FollowSlots applies the booker's slot announcements to the waiting room and
-// the slot-list cache until the connection closes.
+// the slot-list cache until the connection closes. A booker announces all the
+// slots one batch changed in one message (a JSON array); a single state (an
+// object) is taken too.
 func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error {
 	_, err := q.nc.Subscribe(q.cfg.Namespace.Subject(shared.SlotStateSubject)+".>", func(m *nats.Msg) {
-		var s shared.SlotState
-		if err := json.Unmarshal(m.Data, &s); err != nil {
+		states, err := decodeStates(m.Data)
+		if err != nil {
 			q.log.Warn("undecodable slot announcement", "err", err)
 			return
 		}
-		room.SlotState(s)
-		if at, err := time.Parse(time.RFC3339, s.StartAt); err == nil && s.DoctorID != 0 {
-			lists.Invalidate(s.DoctorID, at)
+		for _, s := range states {
+			room.SlotState(s)
+			if at, err := time.Parse(time.RFC3339, s.StartAt); err == nil && s.DoctorID != 0 {
+				lists.Invalidate(s.DoctorID, at)
+			}
 		}
 	})
 	return err
+}
+
+func decodeStates(data []byte) ([]shared.SlotState, error) {
+	if len(data) > 0 && data[0] == '[' {
+		var states []shared.SlotState
+		err := json.Unmarshal(data, &states)
+		return states, err
+	}
+	var s shared.SlotState
+	err := json.Unmarshal(data, &s)
+	return []shared.SlotState{s}, err
 }
 
 // ShareAttempts publishes the limiter's new attempts every interval and

@@ -1,6 +1,8 @@
-// Command loadtest replays a 7:00 opening burst (or a sustained ramp, or a
-// clinic's day) against a running booking system, checks the database for
-// overbookings and lost bookings afterwards, and writes a report with a chart.
+// Command loadtest replays a 7:00 opening burst (or a sustained ramp, a
+// clinic's day, every doctor's day opening at once, or the hot slot beside
+// the seed's design) against a running booking system, checks the database
+// for overbookings and lost bookings afterwards, and writes a report with a
+// chart and the CPU each process spent per confirmed booking.
 // It exits 1 when an invariant check fails, 2 on bad flags.
 package main
 
@@ -13,6 +15,7 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -66,18 +69,25 @@ func run(ctx context.Context) error {
 func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error) {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	o = loadtest.Options{Progress: os.Stderr}
-	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day (LOADTEST_SCENARIO)")
+	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare (LOADTEST_SCENARIO)")
 	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", "http://127.0.0.1:8080"), "gateway base URL (GATEWAY_URL)")
 	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", "http://127.0.0.1:9091/metrics"), "booker /metrics URL; empty skips it (BOOKER_METRICS_URL)")
 	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL, for seeding and the checks (DATABASE_URL)")
-	fs.Float64Var(&o.Rate, "rate", envFloat("LOADTEST_RATE", 0), "new booking clicks per second; 0 = scenario default: opening 5000, sustained 500 (first step), day 20 (LOADTEST_RATE)")
-	fs.DurationVar(&o.Duration, "duration", envDuration("LOADTEST_DURATION", 0), "how long new clicks are sent; 0 = scenario default: opening 30s, sustained 2m (longest ramp), day 1m (LOADTEST_DURATION)")
+	fs.Float64Var(&o.Rate, "rate", envFloat("LOADTEST_RATE", 0), "new booking clicks per second; 0 = scenario default: opening 5000, sustained and hotslot-compare 500 (first step), day 20, opening-all 1000 (LOADTEST_RATE)")
+	fs.DurationVar(&o.Duration, "duration", envDuration("LOADTEST_DURATION", 0), "how long new clicks are sent; 0 = scenario default: opening 30s, sustained and hotslot-compare 2m (longest ramp), day 1m, opening-all 20s (LOADTEST_DURATION)")
 	fs.Float64Var(&o.ReadsRate, "reads-rate", envFloat("LOADTEST_READS_RATE", 0), "slot-list reads per second alongside; 0 = default (opening 1000, day 50 x rate, sustained none), negative = none (LOADTEST_READS_RATE)")
 	fs.StringVar(&o.OutDir, "out", env("LOADTEST_OUT", ""), "folder for report.txt, report.json, chart.png; default loadtest-results/<timestamp> (LOADTEST_OUT)")
 	fs.Int64Var(&o.Seed, "seed", envInt64("LOADTEST_SEED"), "seed of the random choices and of the run's doctor and patient ids; 0 = from the clock (LOADTEST_SEED)")
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
+	fs.Float64Var(&o.Impatient, "impatient", envFloat("LOADTEST_IMPATIENT", 0), "share of clicks followed by the same patient's second click (a new key) on the same slot; 0 = 0.05, negative = none (LOADTEST_IMPATIENT)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
+	morningFlags(fs, &o)
+	procs := processFlags(fs)
+	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
+	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; 0 = 5s (LOADTEST_STEP_DURATION)")
+	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
+	fs.IntVar(&o.BaselineConns, "baseline-conns", int(envFloat("LOADTEST_BASELINE_CONNS", 0)), "hotslot-compare: the seed baseline's PostgreSQL connections; 0 = 20, as BOOKER_DB_CONNS (LOADTEST_BASELINE_CONNS)")
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
 	if err := fs.Parse(args); err != nil {
 		return o, "", err
@@ -88,7 +98,43 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 		return o, "", err
 	}
 	o.Zone = loc
+	o.Processes = procs()
 	return o, cpuProfile, nil
+}
+
+// morningFlags are the opening-all scenario's: the clinic, its opening and
+// how the clicks spread.
+func morningFlags(fs *flag.FlagSet, o *loadtest.Options) {
+	fs.IntVar(&o.AllDoctors, "doctors", int(envFloat("LOADTEST_DOCTORS", 0)), "opening-all: doctors whose day opens; 0 = 2000 (LOADTEST_DOCTORS)")
+	fs.IntVar(&o.AllSlots, "slots-per-doctor", int(envFloat("LOADTEST_SLOTS_PER_DOCTOR", 0)), "opening-all: 15-minute slots per doctor's day; 0 = 40 (LOADTEST_SLOTS_PER_DOCTOR)")
+	fs.Float64Var(&o.GroupShare, "group-share", envFloat("LOADTEST_GROUP_SHARE", 0), "opening-all: share of slots with -group-capacity places, the rest have one; 0 = 0.1 (LOADTEST_GROUP_SHARE)")
+	fs.IntVar(&o.GroupCapacity, "group-capacity", int(envFloat("LOADTEST_GROUP_CAPACITY", 0)), "places of a group slot (opening, opening-all); 0 = 10 (LOADTEST_GROUP_CAPACITY)")
+	fs.DurationVar(&o.OpensIn, "opens-in", envDuration("LOADTEST_OPENS_IN", 0), "opening-all: the opening (opens_at of every slot, and the first click) this long after seeding begins; 0 = 10s (LOADTEST_OPENS_IN)")
+	fs.StringVar(&o.Skew, "skew", env("LOADTEST_SKEW", "uniform"), "opening-all: uniform (every slot alike) or zipf (popular doctors draw most clicks) (LOADTEST_SKEW)")
+	fs.Float64Var(&o.ZipfS, "zipf-s", envFloat("LOADTEST_ZIPF_S", 0), "opening-all with -skew zipf: the exponent, > 1; 0 = 1.1 (LOADTEST_ZIPF_S)")
+}
+
+// processFlags name the processes whose CPU is charged per booking: each a
+// comma-separated list of process names or pids; empty leaves it out. The
+// returned function builds the groups once the flags are parsed.
+func processFlags(fs *flag.FlagSet) func() []loadtest.ProcessGroup {
+	var vals []*string
+	defaults := loadtest.DefaultProcesses()
+	flags := []string{"gateway-proc", "booker-proc", "nats-proc", "postgres-proc", "system-proc"}
+	for i, g := range defaults {
+		envName := "LOADTEST_" + strings.ToUpper(strings.ReplaceAll(flags[i], "-", "_"))
+		vals = append(vals, fs.String(flags[i], env(envName, strings.Join(g.Match, ",")),
+			fmt.Sprintf("processes charged as %q: names or pids, comma-separated; empty = not measured (%s)", g.Label, envName)))
+	}
+	return func() []loadtest.ProcessGroup {
+		out := []loadtest.ProcessGroup{}
+		for i, v := range vals {
+			if m := strings.FieldsFunc(*v, func(r rune) bool { return r == ',' || r == ' ' }); len(m) > 0 {
+				out = append(out, loadtest.ProcessGroup{Label: defaults[i].Label, Match: m})
+			}
+		}
+		return out
+	}
 }
 
 // startCPUProfile profiles this process until the returned function is called.

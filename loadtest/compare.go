@@ -1,0 +1,117 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest/seedbaseline"
+)
+
+// LabelBaselineProcess is the CPU table's name for the load test's own
+// process while the seed baseline serves inside it.
+const LabelBaselineProcess = LabelGenerator + " + seed baseline server"
+
+// Comparison is the hot slot through the whole path beside the seed's
+// one-transaction-per-request design, the same ramp in the same run.
+type Comparison struct {
+	Whole    CompareLeg `json:"wholePath"`
+	Baseline CompareLeg `json:"seedBaseline"`
+	// Ratio is the whole path's knee over the baseline's, in confirmed
+	// bookings per second.
+	Ratio float64 `json:"kneeRatio"`
+	// BaselineServerUS estimates the baseline server's own CPU per booking:
+	// its process less the load generator's share, at the whole-path leg's
+	// CPU per request sent.
+	BaselineServerUS float64 `json:"baselineServerUsPerBookingEstimate"`
+	Ramp             string  `json:"ramp"`
+}
+
+// CompareLeg is one of the two runs.
+type CompareLeg struct {
+	Target string     `json:"target"`
+	Knee   Knee       `json:"knee"`
+	CPU    *CPUReport `json:"cpu"`
+	Sent   uint64     `json:"requestsSent"`
+	Passed bool       `json:"passed"`
+	Dir    string     `json:"dir"`
+}
+
+// runCompare runs the sustained ramp against the gateway, then against the
+// seed baseline served from this process over its own pool, each on its own
+// huge slot, and reports both knees.
+func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, error) {
+	leg := o
+	leg.Scenario, leg.OutDir = ScenarioSustained, filepath.Join(o.OutDir, "whole-path")
+	whole, err := runScenario(ctx, leg, pool, LabelGenerator)
+	if err != nil {
+		return whole, fmt.Errorf("whole path: %w", err)
+	}
+	_ = whole.finish() // its verdict goes into the comparison's checks
+	base, err := runBaseline(ctx, o, pool)
+	if err != nil {
+		return base, fmt.Errorf("seed baseline: %w", err)
+	}
+	_ = base.finish()
+	rep := &Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: whole.Started,
+		Settings: settings(o), Dir: o.OutDir, Compare: compare(whole, base)}
+	rep.Compare.Ramp = fmt.Sprintf("from %.0f/s, +%.0f/s every %s, at most %s", o.Rate, o.RampStep, o.StepDuration, o.Duration)
+	for _, leg := range []struct {
+		name string
+		r    *Report
+	}{{"whole path", whole}, {"seed baseline", base}} {
+		for _, c := range leg.r.Checks {
+			c.Name = leg.name + ": " + c.Name
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
+	return rep, rep.finish()
+}
+
+func runBaseline(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, error) {
+	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
+	if err != nil {
+		return nil, err
+	}
+	defer bpool.Close()
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	defer func() { stop(); wait() }()
+	leg := o
+	leg.Scenario, leg.OutDir, leg.GatewayURL = ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
+	leg.Seed, leg.noGatewayMetrics = o.Seed+1, true // its own huge slot
+	return runScenario(ctx, leg, pool, LabelBaselineProcess)
+}
+
+func compare(whole, base *Report) *Comparison {
+	c := &Comparison{Whole: legOf("gateway "+whole.Gateway, whole), Baseline: legOf("seed baseline "+base.Gateway, base)}
+	if c.Baseline.Knee.Confirmed > 0 {
+		c.Ratio = c.Whole.Knee.Confirmed / c.Baseline.Knee.Confirmed
+	}
+	gen, proc := whole.CPU.find(LabelGenerator), base.CPU.find(LabelBaselineProcess)
+	if gen != nil && proc != nil && c.Whole.Sent > 0 && base.CPU.Confirmed > 0 {
+		perSent := gen.Seconds / float64(c.Whole.Sent)
+		server := max(proc.Seconds-perSent*float64(c.Baseline.Sent), 0)
+		c.BaselineServerUS = perBooking(server, base.CPU.Confirmed)
+	}
+	return c
+}
+
+func legOf(target string, r *Report) CompareLeg {
+	l := CompareLeg{Target: target, CPU: r.CPU, Passed: r.Passed, Dir: r.Dir}
+	if r.Knee != nil {
+		l.Knee = *r.Knee
+	}
+	for _, a := range r.Attacks {
+		l.Sent += a.Sent
+	}
+	if l.CPU == nil {
+		l.CPU = &CPUReport{}
+	}
+	return l
+}

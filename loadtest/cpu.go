@@ -1,0 +1,185 @@
+package loadtest
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest/proccpu"
+)
+
+// ProcessGroup names processes whose CPU the report charges together under
+// Label; Match holds process names (comm, argv[0]'s base name, or a process
+// title such as PostgreSQL's "postgres: walwriter") or pids.
+type ProcessGroup struct {
+	Label string
+	Match []string
+}
+
+// Labels of the CPU table.
+const (
+	LabelGenerator = "load generator"
+	LabelSystem    = "system (gateway+booker+nats)"
+	LabelPostgres  = "PostgreSQL"
+)
+
+// DefaultProcesses finds the stack by process name: bin/gateway, bin/booker,
+// nats-server, every PostgreSQL process (server and backends: the server
+// must run on this machine), and `make run`'s one process, named run, that
+// holds gateway, booker and an embedded NATS.
+func DefaultProcesses() []ProcessGroup {
+	return []ProcessGroup{
+		{Label: "gateway", Match: []string{"gateway"}},
+		{Label: "booker", Match: []string{"booker"}},
+		{Label: "nats-server", Match: []string{"nats-server"}},
+		{Label: LabelPostgres, Match: []string{"postgres"}},
+		{Label: LabelSystem, Match: []string{"run"}},
+	}
+}
+
+// CPUReport is the CPU each process spent between the two readings (before
+// the first click, after the system caught up), per confirmed booking. CPU
+// time does not depend on how the cores are shared, so it is the figure by
+// which changes to the path can be compared on a busy machine.
+type CPUReport struct {
+	WindowSeconds     float64   `json:"windowSeconds"`
+	Confirmed         int       `json:"confirmedBookings"`
+	Processes         []CPULine `json:"processes"`
+	TotalSeconds      float64   `json:"totalCpuSeconds"`
+	TotalUSPerBooking float64   `json:"totalUsPerBooking"`
+	// OwnDatabaseUSPerBooking is the total with PostgreSQL counted as the
+	// run database's backends only: on a machine where other databases are
+	// busy, the figure that is this system's alone.
+	OwnDatabaseUSPerBooking float64 `json:"totalOwnDatabaseUsPerBooking,omitempty"`
+	// PostgresBackends splits PostgreSQL: the backends serving the run's
+	// database, the rest (server processes, other databases' backends).
+	PostgresBackends []CPULine `json:"postgresBreakdown,omitempty"`
+	// Prometheus is each /metrics endpoint's process_cpu_seconds_total over
+	// the same window, a cross-check of the /proc figures.
+	Prometheus []CPULine `json:"prometheusCrossCheck,omitempty"`
+	Error      string    `json:"error,omitempty"`
+}
+
+// CPULine is one process group's CPU over the window.
+type CPULine struct {
+	Process      string  `json:"process"`
+	Found        bool    `json:"found"`
+	PIDs         []int   `json:"pids,omitempty"`
+	Seconds      float64 `json:"cpuSeconds"`
+	Cores        float64 `json:"cores"` // Seconds / window: cores kept busy on average
+	USPerBooking float64 `json:"usPerBooking"`
+}
+
+// cpuMeter reads the groups' CPU before and after the load.
+type cpuMeter struct {
+	groups, dbGroups []proccpu.Group
+	before, dbBefore proccpu.Sample
+	after, dbAfter   proccpu.Sample
+	err              error
+}
+
+func newCPUMeter(o Options, pool *pgxpool.Pool, generator string) *cpuMeter {
+	m := &cpuMeter{groups: []proccpu.Group{{Label: generator, Match: []string{"self"}}}}
+	for _, g := range o.Processes {
+		m.groups = append(m.groups, proccpu.Group{Label: g.Label, Match: g.Match})
+	}
+	db := pool.Config().ConnConfig.Database
+	m.dbGroups = []proccpu.Group{{Label: "backends of database " + db, Match: []string{"postgres"},
+		Where: proccpu.PostgresDatabase(db)}}
+	return m
+}
+
+// start takes the first reading.
+func (m *cpuMeter) start() { m.before, m.dbBefore = m.read() }
+
+// stop takes the second reading.
+func (m *cpuMeter) stop() { m.after, m.dbAfter = m.read() }
+
+func (m *cpuMeter) read() (groups, db proccpu.Sample) {
+	procs, err := proccpu.List()
+	if err != nil {
+		m.err = err
+		return groups, db
+	}
+	return proccpu.Sum(procs, m.groups), proccpu.Sum(procs, m.dbGroups)
+}
+
+// report charges the window between the readings to the confirmed bookings.
+func (m *cpuMeter) report(confirmed int) *CPUReport {
+	r := &CPUReport{Confirmed: confirmed}
+	if m.err != nil {
+		r.Error = m.err.Error()
+		return r
+	}
+	after, dbAfter := m.after, m.dbAfter
+	window := after.At.Sub(m.before.At)
+	r.WindowSeconds = window.Seconds()
+	for _, g := range m.groups {
+		l := r.line(g.Label, m.before, after, window)
+		r.Processes = append(r.Processes, l)
+		r.TotalSeconds += l.Seconds
+	}
+	r.TotalUSPerBooking = perBooking(r.TotalSeconds, confirmed)
+	if pg := r.find(LabelPostgres); pg != nil && pg.Found {
+		in := r.line(m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
+		rest := CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
+			Seconds: max(pg.Seconds-in.Seconds, 0)}
+		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), perBooking(rest.Seconds, confirmed)
+		r.PostgresBackends = []CPULine{in, rest}
+		r.OwnDatabaseUSPerBooking = perBooking(r.TotalSeconds-rest.Seconds, confirmed)
+	}
+	return r
+}
+
+func (r *CPUReport) line(label string, before, after proccpu.Sample, window time.Duration) CPULine {
+	cpu, found := proccpu.Delta(before, after, label)
+	l := CPULine{Process: label, Found: found, PIDs: after.Groups[label].PIDs, Seconds: cpu.Seconds()}
+	if window > 0 {
+		l.Cores = l.Seconds / window.Seconds()
+	}
+	l.USPerBooking = perBooking(l.Seconds, r.Confirmed)
+	return l
+}
+
+func (r *CPUReport) find(label string) *CPULine {
+	for i := range r.Processes {
+		if r.Processes[i].Process == label {
+			return &r.Processes[i]
+		}
+	}
+	return nil
+}
+
+// crossCheck adds each endpoint's process_cpu_seconds_total over the window.
+func (r *CPUReport) crossCheck(before, after map[string]sample) {
+	for _, src := range []string{"gateway", "booker"} {
+		b, okB := before[src]["process_cpu_seconds_total"]
+		a, okA := after[src]["process_cpu_seconds_total"]
+		if !okB || !okA {
+			continue
+		}
+		l := CPULine{Process: src + " /metrics process_cpu_seconds_total", Found: true, Seconds: a - b}
+		if r.WindowSeconds > 0 {
+			l.Cores = l.Seconds / r.WindowSeconds
+		}
+		l.USPerBooking = perBooking(l.Seconds, r.Confirmed)
+		r.Prometheus = append(r.Prometheus, l)
+	}
+}
+
+func perBooking(seconds float64, bookings int) float64 {
+	if bookings == 0 {
+		return 0
+	}
+	return seconds * 1e6 / float64(bookings)
+}
+
+// confirmedBookings counts the appointments of the run's doctors created
+// since the given time: the bookings the database confirmed during the run.
+func confirmedBookings(ctx context.Context, pool *pgxpool.Pool, id ids, since time.Time) (int, error) {
+	lo, hi := id.doctors()
+	var n int
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+        WHERE s.doctor_id BETWEEN $1 AND $2 AND a.created_at >= $3`, lo, hi, since).Scan(&n)
+	return n, err
+}

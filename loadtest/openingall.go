@@ -1,0 +1,159 @@
+package loadtest
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// openingAll is 07:00 for the whole clinic: every doctor's day opens at one
+// instant and each click, from a new patient, goes to one of all those slots
+// — uniformly, or to popular doctors first (Zipf over doctors).
+type openingAll struct {
+	id       ids
+	byDoctor [][]int64
+	all      []int64
+	zipf     *rand.Zipf // nil: uniform over all slots
+	reads    []string
+}
+
+func newOpeningAll(o Options, id ids, slots []slot, rng *rand.Rand) *openingAll {
+	w := &openingAll{id: id, reads: readPaths(slots, o.Zone)}
+	index := map[int64]int{}
+	for _, s := range slots {
+		i, ok := index[s.Doctor]
+		if !ok {
+			i = len(w.byDoctor)
+			index[s.Doctor] = i
+			w.byDoctor = append(w.byDoctor, nil)
+		}
+		w.byDoctor[i] = append(w.byDoctor[i], s.ID)
+		w.all = append(w.all, s.ID)
+	}
+	if o.Skew == SkewZipf && len(w.byDoctor) > 1 {
+		w.zipf = rand.NewZipf(rng, o.ZipfS, 1, uint64(len(w.byDoctor)-1))
+	}
+	return w
+}
+
+// click takes a new patient each time, so that no patient limit shapes the
+// load: what is measured is the cost of bookings, not of refusals.
+func (w *openingAll) click(rng *rand.Rand, l *ledger, _ time.Time) (patient, slot int64) {
+	p := w.id.patient(len(l.clicks))
+	if w.zipf == nil {
+		return p, w.all[rng.IntN(len(w.all))]
+	}
+	own := w.byDoctor[w.zipf.Uint64()]
+	return p, own[rng.IntN(len(own))]
+}
+
+func (w *openingAll) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+
+// Morning is the opening-all scenario's own report: the opening, the
+// bookings the database confirmed second by second, the backlog, and the
+// time to a decision over the run and in its first second.
+type Morning struct {
+	Opening        time.Time     `json:"opening"`
+	Doctors        int           `json:"doctors"`
+	SlotsPerDoctor int           `json:"slotsPerDoctor"`
+	Places         int           `json:"places"`
+	Skew           string        `json:"skew"`
+	Confirmed      int           `json:"confirmedBookings"`
+	Seconds        []MorningLine `json:"seconds"`
+	Decisions      []LatencyLine `json:"decisionLatency"`
+}
+
+// MorningLine is one second after the opening.
+type MorningLine struct {
+	BacklogLine
+	// Confirmed is the appointments the database created in this second.
+	Confirmed int `json:"confirmedInSecond"`
+}
+
+func newMorning(o Options, p *prepared) *Morning {
+	m := &Morning{Opening: p.opensAt, Doctors: o.AllDoctors, SlotsPerDoctor: o.AllSlots, Skew: o.Skew}
+	for _, s := range p.slots {
+		m.Places += s.Capacity
+	}
+	return m
+}
+
+// confirmedBySecond counts the run's appointments by the second after the
+// opening in which their transaction began.
+func confirmedBySecond(ctx context.Context, pool *pgxpool.Pool, id ids, opening time.Time) (map[int]int, error) {
+	lo, hi := id.doctors()
+	rows, err := pool.Query(ctx, `SELECT floor(extract(epoch FROM a.created_at - $3::timestamptz))::int, count(*)
+        FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+        WHERE s.doctor_id BETWEEN $1 AND $2 GROUP BY 1`, lo, hi, opening)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]int{}
+	var sec, n int
+	_, err = pgx.ForEachRow(rows, []any{&sec, &n}, func() error {
+		out[sec] = n
+		return nil
+	})
+	return out, err
+}
+
+// fill merges the backlog watch's seconds with the database's confirmations.
+func (m *Morning) fill(backlog []BacklogLine, confirmed map[int]int) {
+	last := len(backlog) - 1
+	for s := range confirmed {
+		last = max(last, s)
+	}
+	state := BacklogLine{QueuePending: -1}
+	for s := 0; s <= last; s++ {
+		if s < len(backlog) {
+			state = backlog[s]
+		}
+		state.Second = s // past the watch's end (after the catch-up wait) its last state holds
+		line := MorningLine{BacklogLine: state, Confirmed: confirmed[s]}
+		m.Confirmed += confirmed[s]
+		m.Seconds = append(m.Seconds, line)
+	}
+}
+
+// decisionLatency is the time from each click's first scheduled send to its
+// final answer, for every decided click and for the booked ones, over the
+// run and for the clicks of its first second alone.
+func decisionLatency(clicks []click, began time.Time) []LatencyLine {
+	var all, first, booked, bookedFirst []time.Duration
+	for _, c := range clicks {
+		if c.status == 0 {
+			continue
+		}
+		d := c.decided.Sub(c.scheduled)
+		inFirst := c.scheduled.Before(began.Add(time.Second))
+		won := c.status == 200 || c.status == 201
+		all = append(all, d)
+		if inFirst {
+			first = append(first, d)
+		}
+		if won {
+			booked = append(booked, d)
+		}
+		if won && inFirst {
+			bookedFirst = append(bookedFirst, d)
+		}
+	}
+	return []LatencyLine{exact("every decided click", all), exact("every decided click, first second", first),
+		exact("booked (201/200)", booked), exact("booked, first second", bookedFirst)}
+}
+
+// exact is a latency line from every value, sorted: no estimate.
+func exact(key string, d []time.Duration) LatencyLine {
+	l := LatencyLine{Key: key, Count: len(d)}
+	if len(d) == 0 {
+		return l
+	}
+	slices.Sort(d)
+	q := func(p float64) float64 { return ms(d[min(int(p*float64(len(d))), len(d)-1)]) }
+	l.P50, l.P90, l.P99, l.P999, l.Max = q(0.5), q(0.9), q(0.99), q(0.999), ms(d[len(d)-1])
+	return l
+}

@@ -1,0 +1,129 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// settlePoll is how often the catch-up wait looks again.
+const settlePoll = 250 * time.Millisecond
+
+// settle waits until the system has done the run's work behind the answers:
+// every outbox row relayed and, when the booker's metrics are scraped, its
+// streams' consumers (bookings, notifier) drained. Only then does a second
+// CPU reading hold everything one booking costs.
+func settle(ctx context.Context, pool *pgxpool.Pool, o Options) (took time.Duration, ok bool) {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, o.SettleTimeout)
+	defer cancel()
+	t := time.NewTicker(settlePoll)
+	defer t.Stop()
+	for {
+		if caughtUp(ctx, pool, o) {
+			return time.Since(began), true
+		}
+		select {
+		case <-ctx.Done():
+			return time.Since(began), false
+		case <-t.C:
+		}
+	}
+}
+
+func caughtUp(ctx context.Context, pool *pgxpool.Pool, o Options) bool {
+	var unpublished int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM outbox_event WHERE published_at IS NULL`).Scan(&unpublished); err != nil || unpublished > 0 {
+		return false
+	}
+	if o.BookerMetricsURL == "" {
+		return true
+	}
+	s, err := scrape(ctx, o.BookerMetricsURL)
+	if err != nil {
+		return true // no metrics to wait for: the outbox is the measure
+	}
+	return s["booker_queue_pending"]+s["booker_stream_pending"]+s["booker_stream_ack_pending"] == 0
+}
+
+// BacklogLine is one second of a run as the backlog watch saw it at the
+// second's end: clicks sent and finally answered so far, those still
+// waiting, and the booker's queue.
+type BacklogLine struct {
+	Second  int `json:"second"`
+	Clicks  int `json:"clicksSoFar"`
+	Decided int `json:"decidedSoFar"`
+	Backlog int `json:"backlog"`
+	// QueuePending is booker_queue_pending; -1 when the booker is not scraped.
+	QueuePending float64 `json:"bookerQueuePending"`
+}
+
+// backlogWatch samples the clients' backlog and the booker's queue every
+// second, from the first click until stopped (after the catch-up wait).
+type backlogWatch struct {
+	mu     sync.Mutex
+	lines  []BacklogLine
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func watchBacklog(ctx context.Context, l *ledger, bookerMetrics string) *backlogWatch {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &backlogWatch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for sec := 0; ; sec++ {
+			select {
+			case <-ctx.Done():
+				// The second in progress, as the run left it.
+				w.sample(context.WithoutCancel(ctx), sec, l, bookerMetrics)
+				return
+			case <-t.C:
+			}
+			w.sample(ctx, sec, l, bookerMetrics)
+		}
+	}()
+	return w
+}
+
+func (w *backlogWatch) sample(ctx context.Context, sec int, l *ledger, bookerMetrics string) {
+	clicks, _, pending := l.counts()
+	line := BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
+	if bookerMetrics != "" {
+		if s, err := scrape(ctx, bookerMetrics); err == nil {
+			line.QueuePending = s["booker_queue_pending"]
+		}
+	}
+	w.mu.Lock()
+	w.lines = append(w.lines, line)
+	w.mu.Unlock()
+}
+
+// stop ends the watch and returns its seconds; a nil watch has none.
+func (w *backlogWatch) stop() []BacklogLine {
+	if w == nil {
+		return nil
+	}
+	w.cancel()
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lines
+}
+
+// waitUntil sleeps until t or until ctx ends.
+func waitUntil(ctx context.Context, t time.Time) error {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the opening: %w", ctx.Err())
+	case <-timer.C:
+		return nil
+	}
+}
