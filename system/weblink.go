@@ -15,8 +15,9 @@ func PatientToken(secret []byte, patient int64, ttl time.Duration) (string, erro
 	if len(secret) == 0 || patient <= 0 {
 		return "", errors.New("system: a patient token needs the auth secret and a positive patient id")
 	}
+	now := time.Now()
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": strconv.FormatInt(patient, 10), "role": "patient", "exp": time.Now().Add(ttl).Unix(),
+		"sub": strconv.FormatInt(patient, 10), "role": "patient", "iat": now.Unix(), "exp": now.Add(ttl).Unix(),
 	}).SignedString(secret)
 }
 
