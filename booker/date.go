@@ -1,37 +1,11 @@
 package booker
 
-import (
-	"fmt"
-	"time"
-)
+import "termin/shared"
 
-// Date is a calendar day as a patient means it: the wall-clock day in the
-// clinic's time zone, which on daylight-saving days lasts 23 or 25 hours.
-type Date struct {
-	Year  int
-	Month time.Month
-	Day   int
-}
+// Date is a calendar day in the clinic's time zone. It is the wire
+// contract's date, so that a day the gateway reads from a request and a day
+// the booker generates slots for are one type.
+type Date = shared.Date
 
-// ParseDate reads a YYYY-MM-DD date and refuses anything else, including days
-// that do not exist such as 2026-02-30.
-func ParseDate(s string) (Date, error) {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return Date{}, fmt.Errorf("date %q: want YYYY-MM-DD", s)
-	}
-	return Date{t.Year(), t.Month(), t.Day()}, nil
-}
-
-// String formats the date as YYYY-MM-DD.
-func (d Date) String() string {
-	return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day)
-}
-
-// Bounds gives the instants at which the day starts and the next one starts in
-// loc. Computing both from the calendar, not by adding 24 hours, is what keeps
-// DST days right.
-func (d Date) Bounds(loc *time.Location) (from, to time.Time) {
-	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc),
-		time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, loc)
-}
+// ParseDate reads a YYYY-MM-DD date and refuses days that do not exist.
+func ParseDate(s string) (Date, error) { return shared.ParseDate(s) }

@@ -5,18 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"termin/booker"
 	"termin/shared"
 )
 
 // Queue is the durable queue between the gateway and the booker.
 type Queue interface {
+	// Submitter puts a command on its doctor's subject.
+	Submitter
 	// Recorded returns the decision of a key if one is on record.
 	Recorded(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error)
-	// Submit puts a command on the doctor's subject. The channel yields its
-	// decision once, however long that takes, or is closed if none comes.
-	Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error)
 	// Ready fails while the queue cannot take commands.
 	Ready() error
 }
@@ -37,29 +34,16 @@ type Front struct {
 
 var _ Bookings = (*Front)(nil)
 
-// Book answers a booking request within the budget.
-func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult, error) {
+// RequestBooking answers a booking request within the budget: a refusal at
+// once, the booker's decision, or the request's place in the queue. Its path
+// is screen, then the record for a repeat, then the waiting room, then the
+// wait for the decision the room's Submitter brings back.
+func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
 	req.TraceID = RequestID(ctx)
-	key := HashKey(req.IdempotencyKey)
-	repeat := f.Limiter.Seen(req.PatientID, key)
-	if ok, wait := f.Limiter.Allow(req.PatientID, key); !ok {
-		f.Metrics.outcome(outcomeRateLimited)
-		return BookingResult{}, &RateLimitedError{Wait: wait}
-	}
-	if f.Room.KnownFull(req.SlotID, req.PatientID) {
-		f.Metrics.outcome(outcomeKnownFull)
-		return BookingResult{}, booker.ErrSlotFull
-	}
-	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	slot, repeat, err := f.screen(ctx, req)
 	if err != nil {
-		return BookingResult{}, unavailableUnlessDomain(err)
-	}
-	if !slot.StartAt.After(time.Now()) {
-		return BookingResult{}, booker.ErrSlotClosed
-	}
-	if err := f.Queue.Ready(); err != nil {
-		return BookingResult{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return BookingResult{}, err
 	}
 	// Only a repeat can have a decision on record; a new key goes straight on.
 	// A repeat the limiter has forgotten still gets the one decision: the
@@ -81,6 +65,34 @@ func (f *Front) Book(ctx context.Context, req booker.BookRequest) (BookingResult
 	return f.await(ctx, t, req, deadline)
 }
 
+// screen refuses at once what cannot succeed — a patient over the limit, a
+// slot known to be full, a slot that has started, a queue that cannot take
+// commands — cheapest check first, and returns the slot and whether the
+// request repeats a key the limiter has seen.
+func (f *Front) screen(ctx context.Context, req BookRequest) (Slot, bool, error) {
+	key := HashKey(req.IdempotencyKey)
+	repeat := f.Limiter.Seen(req.PatientID, key)
+	if ok, wait := f.Limiter.Allow(req.PatientID, key); !ok {
+		f.Metrics.outcome(outcomeRateLimited)
+		return Slot{}, false, &RateLimitedError{Wait: wait}
+	}
+	if f.Room.KnownFull(req.SlotID, req.PatientID) {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, false, ErrSlotFull
+	}
+	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	if err != nil {
+		return Slot{}, false, unavailableUnlessDomain(err)
+	}
+	if !slot.StartAt.After(time.Now()) {
+		return Slot{}, false, ErrSlotClosed
+	}
+	if err := f.Queue.Ready(); err != nil {
+		return Slot{}, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	return slot, repeat, nil
+}
+
 // beyondBudget tells, for an undecided ticket whose estimated wait is longer
 // than the budget, its position and wait: such a request is answered 202 at
 // once rather than held for the whole budget. Held requests are what a
@@ -98,7 +110,7 @@ func (f *Front) beyondBudget(t *Ticket) (int, time.Duration, bool) {
 
 // await waits for the ticket's decision until the deadline; past it the
 // client learns its position and when to ask again.
-func (f *Front) await(ctx context.Context, t *Ticket, req booker.BookRequest, deadline time.Time) (BookingResult, error) {
+func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline time.Time) (BookingResult, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
@@ -114,29 +126,11 @@ func (f *Front) await(ctx context.Context, t *Ticket, req booker.BookRequest, de
 	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
 
-// Submit is the waiting room's way into the queue: it publishes an admitted
-// ticket and hands its decision back to the room.
-func (f *Front) Submit(t *Ticket) {
-	req := t.Request
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
-	ch, err := f.Queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
-	if err != nil {
-		f.Room.Decide(t, shared.Decision{}, err)
-		return
-	}
-	d, ok := <-ch
-	if !ok {
-		f.Room.Decide(t, shared.Decision{}, fmt.Errorf("%w: no decision arrived", ErrUnavailable))
-		return
-	}
-	f.Room.Decide(t, d, nil)
-}
-
-// Cancel queues the cancellation on the slot's doctor subject, so that the
-// booker decides every write to a slot row, and waits for it within the budget.
-func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) {
-	if a.Status == booker.StatusCancelled {
+// RequestCancellation queues the cancellation on the slot's doctor subject,
+// so that the booker decides every write to a slot row, and waits for it
+// within the budget.
+func (f *Front) RequestCancellation(ctx context.Context, a Appointment) (bool, error) {
+	if a.Status == StatusCancelled {
 		return false, nil
 	}
 	slot, err := f.Slots.Slot(ctx, a.SlotID)
@@ -162,19 +156,19 @@ func (f *Front) Cancel(ctx context.Context, a booker.Appointment) (bool, error) 
 }
 
 // result turns a decision into the gateway's answer.
-func result(d shared.Decision, req booker.BookRequest, replay bool, err error) (BookingResult, error) {
+func result(d shared.Decision, req BookRequest, replay bool, err error) (BookingResult, error) {
 	switch {
 	case err != nil:
 		return BookingResult{}, err
 	case d.SlotID != req.SlotID:
-		return BookingResult{}, booker.ErrKeyReused
+		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
 	a := d.Appointment
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return BookingResult{Replay: replay, Appointment: booker.Appointment{ID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, Status: booker.Status(a.Status), CreatedAt: created}}, nil
+	return BookingResult{Replay: replay, Appointment: Appointment{ID: a.ID, SlotID: a.SlotID,
+		PatientID: a.PatientID, Status: Status(a.Status), CreatedAt: created}}, nil
 }
 
 // unavailableUnlessDomain keeps domain answers (slot not found) and turns
@@ -184,44 +178,4 @@ func unavailableUnlessDomain(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)
-}
-
-// Outcomes of the shield, the label values of gateway_shield_total.
-const (
-	outcomeRateLimited = "rate_limited"
-	outcomeKnownFull   = "known_full"
-	outcomeRecorded    = "recorded"
-	outcomeDecided     = "decided"
-	outcomeQueued      = "queued"
-)
-
-// FrontMetrics shows what the shield does with the burst.
-type FrontMetrics struct {
-	outcomes map[string]prometheus.Counter
-}
-
-// NewFrontMetrics registers the shield's metrics; room feeds the size gauges.
-func NewFrontMetrics(reg prometheus.Registerer, room *Room) *FrontMetrics {
-	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "gateway_shield_total",
-		Help: "Booking requests by what the gateway's shield did with them.",
-	}, []string{"outcome"})
-	m := &FrontMetrics{outcomes: map[string]prometheus.Counter{}}
-	for _, o := range []string{outcomeRateLimited, outcomeKnownFull, outcomeRecorded, outcomeDecided, outcomeQueued} {
-		m.outcomes[o] = vec.WithLabelValues(o)
-	}
-	reg.MustRegister(vec,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_waiting_room_size",
-			Help: "Booking requests waiting for admission to the queue."},
-			func() float64 { w, _ := room.Sizes(); return float64(w) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_prequeue_size",
-			Help: "Booking requests waiting for their slot's opening lottery."},
-			func() float64 { _, p := room.Sizes(); return float64(p) }))
-	return m
-}
-
-func (m *FrontMetrics) outcome(o string) {
-	if m != nil {
-		m.outcomes[o].Inc()
-	}
 }

@@ -8,12 +8,13 @@ import (
 	"context"
 	"time"
 
-	"termin/booker"
 	"termin/shared"
 )
 
 // Errors the gateway answers with before or instead of a booker's decision.
-// Decisions of the booker arrive as the booker's own errors (booker.ErrSlotFull…).
+// A booker's refusal arrives as a code on the wire and is answered as an
+// error with that code (shared.NewError), so only the refusals the gateway
+// gives itself, or reads from the database, are named here.
 var (
 	ErrInvalidRequest   = shared.NewError(shared.CodeInvalidRequest, "the request is not valid")
 	ErrPayloadTooLarge  = shared.NewError(shared.CodePayloadTooLarge, "the request body is larger than 4 KiB")
@@ -25,12 +26,65 @@ var (
 	ErrForbidden        = shared.NewError(shared.CodeForbidden, "this token may not act for that patient")
 	ErrNotFound         = shared.NewError(shared.CodeNotFound, "no such route")
 	ErrMethodNotAllowed = shared.NewError(shared.CodeMethodNotAllowed, "method not allowed on this route")
+
+	ErrSlotNotFound        = shared.NewError(shared.CodeSlotNotFound, "slot not found")
+	ErrSlotFull            = shared.NewError(shared.CodeSlotFull, "slot is full")
+	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
+	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
+	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 )
+
+// Slot is what the gateway reads of a slot: enough to route a booking to its
+// doctor's subject, refuse one that has started or not yet opened, and list
+// the places left.
+type Slot struct {
+	ID          int64
+	DoctorID    int64
+	StartAt     time.Time
+	EndAt       time.Time
+	Capacity    int
+	BookedCount int
+	// OpensAt is when booking opens; before it the slot refuses bookings as
+	// closed, or takes them into its pre-queue shortly before.
+	OpensAt time.Time
+}
+
+// Available is the number of places still free.
+func (s Slot) Available() int { return s.Capacity - s.BookedCount }
+
+// Status is the state of an appointment, as the API shows it.
+type Status string
+
+// The two states an appointment can be in.
+const (
+	StatusBooked    Status = "BOOKED"
+	StatusCancelled Status = "CANCELLED"
+)
+
+// Appointment is one patient's place in one slot.
+type Appointment struct {
+	ID        int64
+	SlotID    int64
+	PatientID int64
+	Status    Status
+	CreatedAt time.Time
+}
+
+// BookRequest is a patient's click on "book"; the key is the client's, per
+// click and patient, so that a repeat of the click is the same request.
+type BookRequest struct {
+	SlotID         int64
+	PatientID      int64
+	IdempotencyKey string
+	// TraceID is the id of the HTTP request that carried the click, for the
+	// logs along the booking's path.
+	TraceID string
+}
 
 // BookingResult is what became of a booking request within the reply budget.
 type BookingResult struct {
 	// Appointment is set unless the request is still queued.
-	Appointment booker.Appointment
+	Appointment Appointment
 	// Replay is true when the key had already booked: answered 200, not 201.
 	Replay bool
 	// Queued is true when no decision arrived within the reply budget: the
@@ -42,17 +96,17 @@ type BookingResult struct {
 
 // Bookings puts commands in the queue and waits for the booker's decision.
 type Bookings interface {
-	// Book returns the decision, or a queued result past the reply budget.
-	// A refusal is one of the booker's errors; a queue that cannot take the
-	// request is ErrUnavailable.
-	Book(ctx context.Context, req booker.BookRequest) (BookingResult, error)
-	// Cancel queues the cancellation of a and waits for it within the reply
-	// budget; queued is true when it is accepted but not yet applied.
-	Cancel(ctx context.Context, a booker.Appointment) (queued bool, err error)
+	// RequestBooking returns the decision, or a queued result past the reply
+	// budget. A refusal is an error with the refusal's code; a queue that
+	// cannot take the request is ErrUnavailable.
+	RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error)
+	// RequestCancellation queues the cancellation of a and waits for it within
+	// the reply budget; queued is true when it is accepted but not yet applied.
+	RequestCancellation(ctx context.Context, a Appointment) (queued bool, err error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.
 type Reads interface {
-	ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error)
-	Appointment(ctx context.Context, id int64) (booker.Appointment, error)
+	ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]Slot, error)
+	Appointment(ctx context.Context, id int64) (Appointment, error)
 }

@@ -32,16 +32,16 @@ type Attempt struct {
 type Limiter struct {
 	limit  int
 	window time.Duration
-	// Now is the limiter's clock; tests replace it.
-	Now    func() time.Time
+	now    func() time.Time
 	mu     sync.Mutex
 	seen   map[int64][]Attempt // the patient's latest attempts, at most limit
 	outbox []Attempt
 }
 
-// NewLimiter allows limit attempts per window; a limit of 0 or less allows all.
-func NewLimiter(limit int, window time.Duration) *Limiter {
-	return &Limiter{limit: limit, window: window, Now: time.Now, seen: make(map[int64][]Attempt)}
+// NewLimiter allows limit attempts per window as the clock now tells time; a
+// limit of 0 or less allows all.
+func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{limit: limit, window: window, now: now, seen: make(map[int64][]Attempt)}
 }
 
 // Allow decides an attempt of patient with the hashed key; when it refuses,
@@ -50,7 +50,7 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	if l.limit <= 0 {
 		return true, 0 // no limit configured
 	}
-	now := l.Now().UnixNano()
+	now := l.now().UnixNano()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ring := l.seen[patient]
@@ -125,7 +125,7 @@ func (l *Limiter) Outbox(buf []Attempt) []Attempt {
 // Sweep forgets patients whose every attempt has left the window, keeping
 // memory bounded by the patients active in the last window.
 func (l *Limiter) Sweep() {
-	cutoff := l.Now().UnixNano() - int64(l.window)
+	cutoff := l.now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for p, ring := range l.seen {
@@ -152,7 +152,7 @@ func HashKey(key string) uint64 {
 // Attempts counts the patient's attempts in the current window, wherever they
 // were made; operators and tests use it to see the shared state.
 func (l *Limiter) Attempts(patient int64) int {
-	cutoff := l.Now().UnixNano() - int64(l.window)
+	cutoff := l.now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0

@@ -15,9 +15,7 @@ func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func newLimiter(c *clock) *gateway.Limiter {
-	l := gateway.NewLimiter(5, 10*time.Second)
-	l.Now = c.now
-	return l
+	return gateway.NewLimiter(5, 10*time.Second, c.now)
 }
 
 func TestLimiterCountsNewKeysOnly(t *testing.T) {
@@ -84,7 +82,7 @@ func TestLimiterCountsAttemptsOfOtherReplicas(t *testing.T) {
 // TestRejectPathsAllocateNothing holds the shield's promise: refusing a
 // patient over the limit, or a request for a known-full slot, allocates nothing.
 func TestRejectPathsAllocateNothing(t *testing.T) {
-	l := gateway.NewLimiter(5, 10*time.Second)
+	l := gateway.NewLimiter(5, 10*time.Second, time.Now)
 	for i := range 5 {
 		l.Allow(7, uint64(i))
 	}
@@ -101,7 +99,7 @@ func TestRejectPathsAllocateNothing(t *testing.T) {
 }
 
 func BenchmarkLimiterRefusal(b *testing.B) {
-	l := gateway.NewLimiter(5, 10*time.Second)
+	l := gateway.NewLimiter(5, 10*time.Second, time.Now)
 	for i := range 5 {
 		l.Allow(7, uint64(i))
 	}

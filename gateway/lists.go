@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
+	"termin/shared"
 )
 
 // SlotLists caches slot lists per (doctor, date) for a few seconds, the
@@ -25,11 +25,11 @@ type SlotLists struct {
 
 type listKey struct {
 	doctor int64
-	day    booker.Date
+	day    shared.Date
 }
 
 type cachedList struct {
-	slots   []booker.Slot
+	slots   []Slot
 	expires time.Time
 }
 
@@ -40,7 +40,7 @@ func NewSlotLists(reads Reads, ttl time.Duration, zone *time.Location) *SlotList
 }
 
 // ListSlots serves the list from the cache or the database.
-func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error) {
+func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]Slot, error) {
 	k := listKey{doctorID, day}
 	now := time.Now()
 	c.mu.Lock()
@@ -64,13 +64,13 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day booker.Da
 	if err != nil {
 		return nil, err
 	}
-	return v.([]booker.Slot), nil
+	return v.([]Slot), nil
 }
 
 // Invalidate drops the list of the doctor's day that contains startAt.
 func (c *SlotLists) Invalidate(doctorID int64, startAt time.Time) {
 	local := startAt.In(c.zone)
-	k := listKey{doctorID, booker.Date{Year: local.Year(), Month: local.Month(), Day: local.Day()}}
+	k := listKey{doctorID, shared.Date{Year: local.Year(), Month: local.Month(), Day: local.Day()}}
 	c.mu.Lock()
 	delete(c.entries, k)
 	c.mu.Unlock()

@@ -1,11 +1,9 @@
 package gateway_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -15,7 +13,7 @@ import (
 // booker cannot keep up with, under the lock the whole room shares.
 func BenchmarkOutlookDeepLine(b *testing.B) {
 	const n = 100_000
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 	room, _ := newRoom(b, slot, gateway.DefaultRoomConfig())
 	tickets := joinAll(b, room, slot, n)
 	for b.Loop() {
@@ -30,19 +28,19 @@ func BenchmarkOutlookDeepLine(b *testing.B) {
 // while decisions admit waiters, the slot fills and refuses them, and opens
 // again for new arrivals.
 func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1000}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1000}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 3
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 10)
-	waitFor(t, func() bool { return q.count() == 3 })
+	q.waitCount(t, 3)
 	checkRanks(t, room, tickets, "at first")
-	room.Decide(tickets[1], booked(999), nil) // out of admission order
+	q.decide(t, room, tickets[1], booked(999)) // out of admission order
 	checkRanks(t, room, tickets, "after a decision in the middle")
-	room.Decide(tickets[0], booked(998), nil)
-	room.Decide(tickets[2], booked(997), nil)
+	q.decide(t, room, tickets[0], booked(998))
+	q.decide(t, room, tickets[2], booked(997))
 	checkRanks(t, room, tickets, "after two more")
-	room.Decide(tickets[3], booked(0), nil) // full: the waiters are refused
+	q.decide(t, room, tickets[3], booked(0)) // full: the waiters are refused
 	room.SlotState(shared.SlotState{SlotID: 1, Left: 5})
 	for p := int64(100); p < 103; p++ {
 		tk, err := room.Join(t.Context(), slot, request(slot, p))
@@ -80,12 +78,12 @@ func checkRanks(t *testing.T, room *gateway.Room, tickets []*gateway.Ticket, whe
 // once, with the admitted first.
 func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	opens := time.Now().Add(50 * time.Millisecond)
-	slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+	slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 8)
-	waitFor(t, func() bool { return q.count() == 2 })
+	q.waitCount(t, 2)
 	late, err := room.Join(t.Context(), slot, request(slot, 8)) // after the opening: behind the lottery
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +101,8 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	if pos, _ := room.Position(late); pos != 9 {
 		t.Errorf("the first arrival after the opening is at %d, want 9", pos)
 	}
-	q.mu.Lock()
-	admitted := slices.Clone(q.submitted)
-	q.mu.Unlock()
-	for _, tk := range admitted {
-		if pos, _ := room.Position(tk); pos > 2 {
+	for _, patient := range q.patients() {
+		if pos, _ := room.Position(tickets[patient]); pos > 2 {
 			t.Errorf("an admitted entrant is at %d, behind waiters", pos)
 		}
 	}

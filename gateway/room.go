@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -48,12 +48,11 @@ func DefaultRoomConfig() RoomConfig {
 // shortly before the slot opens join a pre-queue that is admitted in a seeded
 // random order at the opening.
 type Room struct {
-	cfg    RoomConfig
-	submit func(*Ticket)
-	fresh  func(ctx context.Context, slotID int64) (booker.Slot, error)
-	log    *slog.Logger
-	// Now is the room's clock; tests replace it.
-	Now     func() time.Time
+	cfg     RoomConfig
+	queue   Submitter
+	slots   SlotSource
+	log     *slog.Logger
+	now     func() time.Time
 	mu      sync.Mutex
 	lines   map[int64]*line
 	tickets map[ticketID]*Ticket
@@ -64,32 +63,39 @@ type Room struct {
 	reads    singleflight.Group
 }
 
-// NewRoom makes a waiting room; submit puts an admitted ticket in the queue
-// (it runs in its own goroutine and must end in Decide), and fresh reads a
-// slot's places from the database when the room does not know them.
-func NewRoom(cfg RoomConfig, submit func(*Ticket), fresh func(context.Context, int64) (booker.Slot, error), log *slog.Logger) *Room {
+// Submitter is the room's way into the durable queue: it puts a command on
+// its doctor's subject. The channel yields the command's decision once,
+// however long that takes, or is closed if none comes.
+type Submitter interface {
+	Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error)
+}
+
+// RoomOption changes how a room is made.
+type RoomOption func(*Room)
+
+// WithClock gives the room another clock than time.Now, so that a test can
+// move through an opening or a full mark's lifetime without waiting.
+func WithClock(now func() time.Time) RoomOption { return func(r *Room) { r.now = now } }
+
+// NewRoom makes a waiting room: queue takes the admitted requests, slots
+// reads a slot's places when the room does not know them. Those places must
+// be fresh (read within about a second): they are what the room admits by.
+func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger, opts ...RoomOption) *Room {
 	if cfg == (RoomConfig{}) {
 		cfg = DefaultRoomConfig()
 	}
 	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
-	return &Room{cfg: cfg, submit: submit, fresh: fresh, log: log, Now: time.Now,
+	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
-}
-
-// KnownFull reports whether the slot is known to be full and the patient holds
-// no place in it. It allocates nothing: it is the path most requests of a
-// burst take.
-func (r *Room) KnownFull(slotID, patient int64) bool {
-	now := r.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ln := r.lines[slotID]
-	return ln != nil && ln.knownFull(now, patient)
+	for _, o := range opts {
+		o(r)
+	}
+	return r
 }
 
 // Join finds the request's ticket or gives it a new one at the end of its
 // slot's line, admitting whoever may go into the queue now.
-func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookRequest) (*Ticket, error) {
+func (r *Room) Join(ctx context.Context, slot Slot, req BookRequest) (*Ticket, error) {
 	id := ticketID{req.PatientID, req.IdempotencyKey}
 	for range 3 {
 		r.mu.Lock()
@@ -111,11 +117,11 @@ func (r *Room) Join(ctx context.Context, slot booker.Slot, req booker.BookReques
 }
 
 // enterLocked puts a new ticket in the line (or its pre-queue).
-func (r *Room) enterLocked(ln *line, slot booker.Slot, req booker.BookRequest, id ticketID) (*Ticket, error) {
-	now := r.Now()
+func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*Ticket, error) {
+	now := r.now()
 	switch {
 	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
-		return nil, booker.ErrSlotClosed
+		return nil, ErrSlotClosed
 	case len(r.tickets) >= r.cfg.MaxTickets:
 		return nil, ErrUnavailable
 	}
@@ -140,7 +146,7 @@ func (r *Room) enterLocked(ln *line, slot booker.Slot, req booker.BookRequest, i
 // the last second. Otherwise the caller learns them first.
 func (r *Room) currentLine(slotID int64) *line {
 	ln := r.lines[slotID]
-	now := r.Now()
+	now := r.now()
 	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
 		return ln
 	}
@@ -152,7 +158,7 @@ func (r *Room) currentLine(slotID int64) *line {
 // one slot make one read.
 func (r *Room) learn(ctx context.Context, slotID int64) error {
 	_, err, _ := r.reads.Do(strconv.FormatInt(slotID, 10), func() (any, error) {
-		fresh, err := r.fresh(ctx, slotID)
+		fresh, err := r.slots.Slot(ctx, slotID)
 		if err != nil {
 			return nil, err
 		}
@@ -163,65 +169,15 @@ func (r *Room) learn(ctx context.Context, slotID int64) error {
 			ln = &line{slotID: slotID, opensAt: fresh.OpensAt}
 			r.lines[slotID] = ln
 		}
-		ln.left, ln.checkAt = fresh.Available(), r.Now().Add(time.Second)
+		ln.left, ln.checkAt = fresh.Available(), r.now().Add(time.Second)
 		return nil, nil
 	})
 	return err
 }
 
-// Prime gives the room the places of slots read at readAt that it has no
-// line for yet, so that the first click on each of them at an opening finds
-// its line ready instead of waiting for a read.
-func (r *Room) Prime(slots []booker.Slot, readAt time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range slots {
-		if r.lines[s.ID] != nil {
-			continue
-		}
-		r.lines[s.ID] = &line{slotID: s.ID, opensAt: s.OpensAt, left: s.Available(), checkAt: readAt.Add(time.Second)}
-	}
-}
-
-// Position is the ticket's place in its line and the wait to suggest.
-func (r *Room) Position(t *Ticket) (int, time.Duration) {
-	p, retry, _, _ := r.Outlook(t)
-	return p, retry
-}
-
-// Outlook is Position with the estimated time to the ticket's decision;
-// known is false while its slot's pace is not measured yet.
-func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	now := r.Now()
-	position = t.line.position(t)
-	eta, known = t.line.eta(now, position)
-	return position, t.line.wait(now, position), eta, known
-}
-
-// open runs the opening lottery: the pre-queue goes first, in a random order
-// drawn from the seed and the slot, then everyone who came after the opening.
-func (r *Room) open(ln *line) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(ln.slotID)))
-	rng.Shuffle(len(ln.pre), func(i, j int) { ln.pre[i], ln.pre[j] = ln.pre[j], ln.pre[i] })
-	r.log.Info("opening lottery", "slot", ln.slotID, "seed", r.cfg.Seed, "entrants", len(ln.pre))
-	for _, t := range ln.pre {
-		t.pre = false
-	}
-	ln.waiting = append(ln.pre, ln.waiting...)
-	ln.pre = nil
-	for i, t := range ln.waiting {
-		t.seq = ln.admitted + i
-	}
-	r.admitLocked(ln)
-}
-
 // admitLocked moves waiting tickets into the queue while the slot has room.
 func (r *Room) admitLocked(ln *line) {
-	if r.Now().Before(ln.opensAt) {
+	if r.now().Before(ln.opensAt) {
 		return
 	}
 	// With no place left the margin still lets a few through: the booker then
@@ -240,8 +196,53 @@ func (r *Room) admitLocked(ln *line) {
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
 		r.inflight++
-		go r.submit(t)
+		go r.enqueue(t)
 	}
+}
+
+// enqueue puts an admitted ticket's command in the queue and waits for its
+// decision, however long that takes: the ticket outlives the HTTP request
+// that made it, and the next requests are admitted as it is decided.
+func (r *Room) enqueue(t *Ticket) {
+	req := t.Request
+	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
+		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
+	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
+	if err != nil {
+		r.decide(t, shared.Decision{}, err)
+		return
+	}
+	d, ok := <-ch
+	if !ok {
+		r.decide(t, shared.Decision{}, fmt.Errorf("%w: no decision arrived", ErrUnavailable))
+		return
+	}
+	r.decide(t, d, nil)
+}
+
+// decide closes an admitted ticket with the booker's decision (or err when the
+// queue refused it) and lets the next requests in.
+func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ln := t.line
+	now := r.now()
+	r.releaseLocked(t)
+	ln.observe(now)
+	switch {
+	case err != nil:
+	case d.Code == shared.Booked && !d.Replay:
+		ln.left = d.Left // as the booker saw it; announcements may also have told it
+	case d.Code == shared.CodeSlotFull:
+		ln.left = 0
+	}
+	r.closeLocked(t, d, err)
+	if ln.left == 0 {
+		ln.checkAt = now.Add(time.Second)
+		r.refuseWaitingLocked(ln)
+		return
+	}
+	r.admitLocked(ln)
 }
 
 // releaseLocked takes an admitted ticket out of the queue's count and lets
@@ -262,7 +263,7 @@ func (r *Room) releaseLocked(t *Ticket) {
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
 func (r *Room) refuseWaitingLocked(ln *line) {
-	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: booker.ErrSlotFull.Msg, SlotID: ln.slotID}
+	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
 	for _, t := range append(ln.waiting, ln.pre...) {
 		r.closeLocked(t, full, nil)
 	}
@@ -275,7 +276,7 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 		return
 	default:
 	}
-	t.decision, t.err, t.closedAt = d, err, r.Now()
+	t.decision, t.err, t.closedAt = d, err, r.now()
 	close(t.done)
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
@@ -10,45 +11,109 @@ import (
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
-// slowBooker is a queue that never decides on its own: the test decides.
-type slowBooker struct {
+// slowQueue is a queue that never decides on its own: the test decides.
+type slowQueue struct {
 	mu        sync.Mutex
-	submitted []*gateway.Ticket
+	submitted []submitted
 }
 
-func (s *slowBooker) submit(t *gateway.Ticket) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.submitted = append(s.submitted, t)
+type submitted struct {
+	cmd      shared.Command
+	decision chan shared.Decision
 }
 
-func (s *slowBooker) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.submitted)
+// Submit implements gateway.Submitter.
+func (q *slowQueue) Submit(_ context.Context, _ int64, _ string, cmd shared.Command) (<-chan shared.Decision, error) {
+	ch := make(chan shared.Decision, 1)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.submitted = append(q.submitted, submitted{cmd, ch})
+	return ch, nil
 }
 
-func newRoom(tb testing.TB, slot booker.Slot, cfg gateway.RoomConfig) (*gateway.Room, *slowBooker) {
+func (q *slowQueue) count() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.submitted)
+}
+
+// patients lists the patients whose commands reached the queue, in order.
+func (q *slowQueue) patients() []int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]int64, len(q.submitted))
+	for i, s := range q.submitted {
+		out[i] = s.cmd.PatientID
+	}
+	return out
+}
+
+// waitCount waits until n commands have reached the queue.
+func (q *slowQueue) waitCount(t testing.TB, n int) {
+	t.Helper()
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+		if got := q.count(); got != n {
+			return fmt.Errorf("%d commands in the queue, want %d", got, n)
+		}
+		return nil
+	})
+}
+
+// decide answers tk's command with d, as the booker would (waiting for the
+// command to reach the queue: admission is asynchronous), and returns once
+// the room has taken the decision in: tk is done, and since Held takes the
+// room's lock, so are the admissions and refusals the decision caused.
+func (q *slowQueue) decide(t testing.TB, room *gateway.Room, tk *gateway.Ticket, d shared.Decision) {
+	t.Helper()
+	var ch chan shared.Decision
+	poll.For(t, 5*time.Second, time.Millisecond, func() error {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		for _, s := range q.submitted {
+			if s.cmd.PatientID == tk.Request.PatientID && s.cmd.IdempotencyKey == tk.Request.IdempotencyKey {
+				ch = s.decision
+				return nil
+			}
+		}
+		return fmt.Errorf("patient %d's command is not in the queue", tk.Request.PatientID)
+	})
+	ch <- d
+	select {
+	case <-tk.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("patient %d's ticket not decided 5 s after its decision arrived", tk.Request.PatientID)
+	}
+	room.Held()
+}
+
+// fixedSlot is a slot source that always reads the same places.
+type fixedSlot gateway.Slot
+
+// Slot implements gateway.SlotSource.
+func (s fixedSlot) Slot(context.Context, int64) (gateway.Slot, error) { return gateway.Slot(s), nil }
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newRoom(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, opts ...gateway.RoomOption) (*gateway.Room, *slowQueue) {
 	tb.Helper()
-	q := &slowBooker{}
-	fresh := func(context.Context, int64) (booker.Slot, error) { return slot, nil }
-	return gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil))), q
+	q := &slowQueue{}
+	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), opts...), q
 }
 
-func fullRoom(tb testing.TB, slotID, holder int64) *gateway.Room {
+func fullRoom(tb testing.TB, slotID, holder int64, opts ...gateway.RoomOption) *gateway.Room {
 	tb.Helper()
-	room, _ := newRoom(tb, booker.Slot{ID: slotID}, gateway.DefaultRoomConfig())
+	room, _ := newRoom(tb, gateway.Slot{ID: slotID}, gateway.DefaultRoomConfig(), opts...)
 	room.SlotState(shared.SlotState{SlotID: slotID, Left: 0, Holders: []int64{holder}})
 	return room
 }
 
 // joinAll lets patients 0..n-1 join the slot's line, in that order.
-func joinAll(t testing.TB, room *gateway.Room, slot booker.Slot, n int64) []*gateway.Ticket {
+func joinAll(t testing.TB, room *gateway.Room, slot gateway.Slot, n int64) []*gateway.Ticket {
 	t.Helper()
 	tickets := make([]*gateway.Ticket, 0, n)
 	for p := range n {
@@ -66,17 +131,17 @@ func booked(left int) shared.Decision {
 	return shared.Decision{Code: shared.Booked, SlotID: 1, Left: left, Appointment: &shared.Appointment{ID: 1}}
 }
 
-func request(slot booker.Slot, patient int64) booker.BookRequest {
-	return booker.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
+func request(slot gateway.Slot, patient int64) gateway.BookRequest {
+	return gateway.BookRequest{SlotID: slot.ID, PatientID: patient, IdempotencyKey: "k"}
 }
 
 func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 2}
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 2}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.Margin = 1
 	room, q := newRoom(t, slot, cfg)
 	tickets := joinAll(t, room, slot, 10)
-	waitFor(t, func() bool { return q.count() == 3 }) // 2 places + margin 1
+	q.waitCount(t, 3) // 2 places + margin 1
 	last := 0
 	for i, tk := range tickets {
 		pos, wait := room.Position(tk)
@@ -85,13 +150,13 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 		}
 		last = pos
 	}
-	room.Decide(tickets[0], booked(1), nil) // 1 place left + margin 1: the 2 in flight are enough
+	q.decide(t, room, tickets[0], booked(1)) // 1 place left + margin 1: the 2 in flight are enough
 	if q.count() != 3 {
 		t.Fatalf("%d submitted after a booking, want still 3", q.count())
 	}
-	room.Decide(tickets[2], shared.Decision{Code: shared.CodeAlreadyBooked, SlotID: 1}, nil)
-	waitFor(t, func() bool { return q.count() == 4 }) // a refusal lets the next one in
-	room.Decide(tickets[1], booked(0), nil)
+	q.decide(t, room, tickets[2], shared.Decision{Code: shared.CodeAlreadyBooked, SlotID: 1})
+	q.waitCount(t, 4) // a refusal lets the next one in
+	q.decide(t, room, tickets[1], booked(0))
 	for i, tk := range tickets[4:] {
 		select {
 		case <-tk.Done():
@@ -107,7 +172,7 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 	order := func(seed uint64) []int64 {
 		opens := time.Now().Add(100 * time.Millisecond)
-		slot := booker.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
+		slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 		cfg := gateway.DefaultRoomConfig()
 		cfg.Seed = seed
 		room, q := newRoom(t, slot, cfg)
@@ -115,7 +180,7 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 		if q.count() != 0 {
 			t.Fatal("pre-queue admitted before the opening")
 		}
-		waitFor(t, func() bool { return q.count() == 20 })
+		q.waitCount(t, 20)
 		got := make([]int64, 20)
 		for _, tk := range tickets {
 			pos, _ := room.Position(tk) // admission order once admitted
@@ -142,17 +207,16 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 }
 
 func TestRoomRefusesBeforeThePreQueueWindow(t *testing.T) {
-	slot := booker.Slot{ID: 3, StartAt: time.Now().Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(time.Hour)}
+	slot := gateway.Slot{ID: 3, StartAt: time.Now().Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(time.Hour)}
 	room, _ := newRoom(t, slot, gateway.DefaultRoomConfig())
-	if _, err := room.Join(t.Context(), slot, request(slot, 1)); !errors.Is(err, booker.ErrSlotClosed) {
+	if _, err := room.Join(t.Context(), slot, request(slot, 1)); !errors.Is(err, gateway.ErrSlotClosed) {
 		t.Fatalf("an hour before the opening: %v, want ErrSlotClosed", err)
 	}
 }
 
 func TestKnownFullLetsHoldersThroughAndExpires(t *testing.T) {
 	c := &clock{t: time.Now()}
-	room := fullRoom(t, 42, 7)
-	room.Now = c.now
+	room := fullRoom(t, 42, 7, gateway.WithClock(c.now))
 	room.SlotState(shared.SlotState{SlotID: 42, Left: 0, Holders: []int64{7}})
 	checks := []struct {
 		name    string
@@ -177,27 +241,12 @@ func TestKnownFullLetsHoldersThroughAndExpires(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
-	q := &slowBooker{}
-	fresh := func(_ context.Context, id int64) (booker.Slot, error) {
-		return booker.Slot{ID: id, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, nil
-	}
-	room := gateway.NewRoom(cfg, q.submit, fresh, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, cfg)
 	join := func(slot, patient int64) *gateway.Ticket {
-		s := booker.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+		s := gateway.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 		tk, err := room.Join(t.Context(), s, request(s, patient))
 		if err != nil {
 			t.Fatal(err)
@@ -206,17 +255,14 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 	}
 	a1, _, a3 := join(1, 1), join(1, 2), join(1, 3)
 	b1 := join(2, 4)
-	waitFor(t, func() bool { return q.count() == 2 })
+	q.waitCount(t, 2)
 	if pos, _ := room.Position(b1); pos != 1 {
 		t.Errorf("slot 2's first request at position %d, want 1 (waiting, first in its line)", pos)
 	}
-	room.Decide(a1, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 9, Appointment: &shared.Appointment{ID: 1}}, nil)
-	waitFor(t, func() bool { return q.count() == 3 })
-	q.mu.Lock()
-	third := q.submitted[2]
-	q.mu.Unlock()
-	if third != a3 {
-		t.Errorf("after a decision, %+v went in; want slot 1's next request, its line hit the bound first", third.Request)
+	q.decide(t, room, a1, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 9, Appointment: &shared.Appointment{ID: 1}})
+	q.waitCount(t, 3)
+	if third := q.patients()[2]; third != a3.Request.PatientID {
+		t.Errorf("after a decision, patient %d went in; want slot 1's next request (patient %d), its line hit the bound first", third, a3.Request.PatientID)
 	}
 }
 
@@ -225,18 +271,24 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 // and checks the wait told to the client at position 1000: about 10 s, not
 // the 1 s floor that instantaneous gaps between decisions would suggest.
 func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
-	slot := booker.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
-	room, q := newRoom(t, slot, gateway.DefaultRoomConfig())
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
+	var mu sync.Mutex
 	clock := time.Now()
-	room.Now = func() time.Time { return clock }
+	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), gateway.WithClock(func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}))
 	tickets := joinAll(t, room, slot, 1200)
-	waitFor(t, func() bool { return q.count() == len(tickets) })
+	q.waitCount(t, len(tickets))
 	for batch := range 4 {
 		for _, tk := range tickets[batch*50 : (batch+1)*50] {
-			room.Decide(tk, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 50_000,
-				Appointment: &shared.Appointment{ID: 1}}, nil)
+			q.decide(t, room, tk, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 50_000,
+				Appointment: &shared.Appointment{ID: 1}})
 		}
+		mu.Lock()
 		clock = clock.Add(500 * time.Millisecond)
+		mu.Unlock()
 	}
 	pos, wait := room.Position(tickets[1199])
 	if pos != 1000 {

@@ -8,13 +8,18 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
-	"termin/booker"
 )
 
 // SlotSource reads one slot, whatever its state.
 type SlotSource interface {
-	Slot(ctx context.Context, id int64) (booker.Slot, error)
+	Slot(ctx context.Context, id int64) (Slot, error)
 }
+
+// SlotSourceFunc is a function that reads a slot, as a SlotSource.
+type SlotSourceFunc func(ctx context.Context, id int64) (Slot, error)
+
+// Slot implements SlotSource.
+func (f SlotSourceFunc) Slot(ctx context.Context, id int64) (Slot, error) { return f(ctx, id) }
 
 // SlotCache remembers what the gateway needs of a slot to route and pre-check a
 // booking (its doctor and start), which does not change once the slot exists.
@@ -31,7 +36,7 @@ type SlotCache struct {
 }
 
 type cachedSlot struct {
-	slot    booker.Slot
+	slot    Slot
 	expires time.Time
 	readAt  time.Time
 }
@@ -42,7 +47,7 @@ func NewSlotCache(src SlotSource, ttl time.Duration, maxSize int) *SlotCache {
 }
 
 // Slot returns the slot from the cache or from the source.
-func (c *SlotCache) Slot(ctx context.Context, id int64) (booker.Slot, error) {
+func (c *SlotCache) Slot(ctx context.Context, id int64) (Slot, error) {
 	return c.get(ctx, id, func(e cachedSlot, now time.Time) bool { return now.Before(e.expires) })
 }
 
@@ -51,11 +56,11 @@ func (c *SlotCache) Slot(ctx context.Context, id int64) (booker.Slot, error) {
 // learns a new slot's places through it: a booking has just read the slot
 // on its way in, and a second read of the same row would double the
 // database's work for every fresh slot at an opening.
-func (c *SlotCache) Recent(ctx context.Context, id int64) (booker.Slot, error) {
+func (c *SlotCache) Recent(ctx context.Context, id int64) (Slot, error) {
 	return c.get(ctx, id, func(e cachedSlot, now time.Time) bool { return now.Sub(e.readAt) < time.Second })
 }
 
-func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, time.Time) bool) (booker.Slot, error) {
+func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, time.Time) bool) (Slot, error) {
 	now := time.Now()
 	c.mu.RLock()
 	e, ok := c.entries[id]
@@ -68,10 +73,10 @@ func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, tim
 		return c.src.Slot(ctx, id)
 	})
 	if err != nil {
-		return booker.Slot{}, err
+		return Slot{}, err
 	}
-	s := v.(booker.Slot)
-	c.Prime([]booker.Slot{s}, now, now.Add(c.ttl))
+	s := v.(Slot)
+	c.Prime([]Slot{s}, now, now.Add(c.ttl))
 	return s, nil
 }
 
@@ -81,7 +86,7 @@ func (c *SlotCache) Reads() int64 { return c.reads.Load() }
 
 // Prime puts slots read at readAt into the cache until expires: the warmer
 // loads a whole opening's slots this way before its first click.
-func (c *SlotCache) Prime(slots []booker.Slot, readAt, expires time.Time) {
+func (c *SlotCache) Prime(slots []Slot, readAt, expires time.Time) {
 	slots = slots[:min(len(slots), c.maxSize)]
 	c.mu.Lock()
 	defer c.mu.Unlock()

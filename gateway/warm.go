@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"time"
-
-	"termin/booker"
 )
 
 // OpeningSource tells which openings come soon and which slots open at each.
@@ -13,15 +11,15 @@ type OpeningSource interface {
 	// Openings lists the distinct opening instants in (from, to].
 	Openings(ctx context.Context, from, to time.Time) ([]time.Time, error)
 	// SlotsOpening lists every slot that opens at the instant.
-	SlotsOpening(ctx context.Context, at time.Time) ([]booker.Slot, error)
+	SlotsOpening(ctx context.Context, at time.Time) ([]Slot, error)
 }
 
 // Warmer loads every slot of an opening into the slot cache and the waiting
 // room before the opening's first click. At 07:00 every doctor's new day
 // opens at once and clicks spread over tens of thousands of slots the
-// gateway has never seen: without it, each of them cost the first click two
-// reads of its row, the largest share of a booking's work in the gateway
-// and in PostgreSQL. The system knows at 06:50 what opens at 07:00.
+// gateway has never seen: without it, the first click on each reads its row,
+// the largest share of a booking's work in the gateway and in PostgreSQL.
+// The system knows at 06:50 what opens at 07:00.
 type Warmer struct {
 	Source OpeningSource
 	Cache  *SlotCache
@@ -72,10 +70,26 @@ func (w *Warmer) Warm(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		w.Cache.Prime(slots, began, at.Add(w.Cache.ttl))
+		// The burst after an opening lasts minutes, its repeats longer: the
+		// slots stay cached as long after the opening as they were warmed before.
+		w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.ttl)))
 		w.Room.Prime(slots, began)
 		w.warmed[at] = true
 		w.Log.Info("opening warmed", "opens_at", at, "slots", len(slots), "took", time.Since(began))
 	}
 	return nil
+}
+
+// Prime gives the room the places of slots read at readAt that it has no
+// line for yet, so that the first click on each of them at an opening finds
+// its line ready instead of waiting for a read.
+func (r *Room) Prime(slots []Slot, readAt time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range slots {
+		if r.lines[s.ID] != nil {
+			continue
+		}
+		r.lines[s.ID] = &line{slotID: s.ID, opensAt: s.OpensAt, left: s.Available(), checkAt: readAt.Add(time.Second)}
+	}
 }

@@ -2,28 +2,25 @@ package gateway_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 )
 
 // countingSource is a slot source that counts its reads: each is a database
 // round trip in the gateway.
 type countingSource struct {
-	slots map[int64]booker.Slot
+	slots map[int64]gateway.Slot
 	reads atomic.Int64
 }
 
-func (c *countingSource) Slot(_ context.Context, id int64) (booker.Slot, error) {
+func (c *countingSource) Slot(_ context.Context, id int64) (gateway.Slot, error) {
 	c.reads.Add(1)
 	s, ok := c.slots[id]
 	if !ok {
-		return booker.Slot{}, booker.ErrSlotNotFound
+		return gateway.Slot{}, gateway.ErrSlotNotFound
 	}
 	return s, nil
 }
@@ -41,8 +38,8 @@ func (c *countingSource) Openings(_ context.Context, from, to time.Time) ([]time
 	return ats, nil
 }
 
-func (c *countingSource) SlotsOpening(_ context.Context, at time.Time) ([]booker.Slot, error) {
-	var out []booker.Slot
+func (c *countingSource) SlotsOpening(_ context.Context, at time.Time) ([]gateway.Slot, error) {
+	var out []gateway.Slot
 	for _, s := range c.slots {
 		if s.OpensAt.Equal(at) {
 			out = append(out, s)
@@ -52,12 +49,12 @@ func (c *countingSource) SlotsOpening(_ context.Context, at time.Time) ([]booker
 }
 
 func openingSource(n int, opensAt time.Time) *countingSource {
-	src := &countingSource{slots: map[int64]booker.Slot{}}
+	src := &countingSource{slots: map[int64]gateway.Slot{}}
 	for i := range int64(n) {
-		src.slots[i+1] = booker.Slot{ID: i + 1, DoctorID: 1 + i%7, StartAt: opensAt.Add(24 * time.Hour),
+		src.slots[i+1] = gateway.Slot{ID: i + 1, DoctorID: 1 + i%7, StartAt: opensAt.Add(24 * time.Hour),
 			Capacity: 1, OpensAt: opensAt}
 	}
-	src.slots[999] = booker.Slot{ID: 999, DoctorID: 1, StartAt: opensAt.Add(time.Hour), Capacity: 1} // open now
+	src.slots[999] = gateway.Slot{ID: 999, DoctorID: 1, StartAt: opensAt.Add(time.Hour), Capacity: 1} // open now
 	return src
 }
 
@@ -67,10 +64,9 @@ func TestWarmedOpeningNeedsNoReads(t *testing.T) {
 	opensAt := time.Now().Add(time.Minute).Truncate(time.Second)
 	src := openingSource(50, opensAt)
 	cache := gateway.NewSlotCache(src, time.Minute, 1000)
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), func(*gateway.Ticket) {}, cache.Recent,
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
 	w := &gateway.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Log: quiet()}
 	if err := w.Warm(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +95,7 @@ func TestWarmedOpeningNeedsNoReads(t *testing.T) {
 func TestFreshSlotIsReadOnce(t *testing.T) {
 	src := openingSource(1, time.Now().Add(-time.Hour))
 	cache := gateway.NewSlotCache(src, time.Minute, 1000)
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), func(*gateway.Ticket) {}, cache.Recent,
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
 	slot, err := cache.Slot(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)

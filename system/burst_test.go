@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"termin/shared/poll"
 )
 
 // client is one patient's click and what it was finally told.
@@ -70,8 +72,11 @@ func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
 	s := newStack(t)
 	clients := clickers(s.daySlots(20, 5), 400, 5000, "kill") // 400 clicks for 100 places
 	s.burst(clients, func() {
-		waitUntil(t, 10*time.Second, func() bool {
-			return s.queryInt(`SELECT count(*) FROM appointment`) >= 20
+		poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+			if n := s.queryInt(`SELECT count(*) FROM appointment`); n < 20 {
+				return fmt.Errorf("%d appointments before the kill, want 20", n)
+			}
+			return nil
 		})
 		s.booker.Kill()
 		time.Sleep(300 * time.Millisecond)
@@ -154,16 +159,4 @@ func sentBetween(sent []time.Time, from, to time.Time) int {
 		}
 	}
 	return n
-}
-
-// waitUntil polls cond instead of sleeping a guessed time.
-func waitUntil(t *testing.T, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v", limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -1,6 +1,7 @@
 package system_test
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"termin/shared/poll"
 )
 
 // natsCluster is a NATS cluster of in-process servers on loopback. Each node
@@ -37,7 +40,8 @@ func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
 		c := formNATSCluster(t, size, syncAlways)
-		if eventually(30*time.Second, func() bool { return c.ready(size) }) {
+		err := poll.Until(30*time.Second, 20*time.Millisecond, func() error { return c.ready(size) })
+		if err == nil {
 			t.Cleanup(c.shutdown)
 			return c
 		}
@@ -45,7 +49,7 @@ func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 		if attempt == 3 {
 			t.Fatalf("no JetStream meta leader seeing %d nodes within 30 s, %d times", size, attempt)
 		}
-		t.Logf("cluster did not form within 30 s (attempt %d); forming it again", attempt)
+		t.Logf("cluster did not form (attempt %d): %v; forming it again", attempt, err)
 	}
 }
 
@@ -95,13 +99,16 @@ func (n *natsNode) stop() {
 }
 
 // ready is true once a meta leader exists and counts size peers with JetStream.
-func (c *natsCluster) ready(size int) bool {
+func (c *natsCluster) ready(size int) error {
 	for _, n := range c.nodes {
 		if srv := n.srv; srv != nil && srv.Running() && srv.JetStreamIsLeader() {
-			return len(srv.JetStreamClusterPeers()) == size
+			if peers := len(srv.JetStreamClusterPeers()); peers != size {
+				return fmt.Errorf("the JetStream meta leader %s sees %d of %d nodes", n.name, peers, size)
+			}
+			return nil
 		}
 	}
-	return false
+	return errors.New("no JetStream meta leader")
 }
 
 // restartStreamLeader stops the node leading the stream (the worst node to
@@ -110,14 +117,14 @@ func (c *natsCluster) ready(size int) bool {
 // and when it was back.
 func (c *natsCluster) restartStreamLeader(t *testing.T, stream string, down time.Duration) (stopped, back time.Time) {
 	var leader *natsNode
-	waitUntil(t, 10*time.Second, func() bool {
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
 		for _, n := range c.nodes {
 			if n.srv.JetStreamIsStreamLeader(server.DEFAULT_GLOBAL_ACCOUNT, stream) {
 				leader = n
-				return true
+				return nil
 			}
 		}
-		return false
+		return fmt.Errorf("no node leads %s", stream)
 	})
 	t.Logf("stopping %s, the leader of %s", leader.name, stream)
 	stopped = time.Now()
@@ -128,19 +135,9 @@ func (c *natsCluster) restartStreamLeader(t *testing.T, stream string, down time
 		t.Fatalf("%s did not come back", leader.name)
 	}
 	back = time.Now()
-	waitUntil(t, 30*time.Second, func() bool { return c.ready(len(c.nodes)) })
+	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error { return c.ready(len(c.nodes)) })
 	t.Logf("%s is back after %v", leader.name, back.Sub(stopped).Round(10*time.Millisecond))
 	return stopped, back
-}
-
-// eventually polls cond until it holds or limit passes.
-func eventually(limit time.Duration, cond func() bool) bool {
-	for deadline := time.Now().Add(limit); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *natsCluster) shutdown() {

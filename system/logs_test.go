@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"termin/booker/jetstream"
 	"termin/migrations/pgtest"
 	"termin/system"
+
+	"termin/shared/poll"
 )
 
 // syncBuffer is a log sink shared by the gateway's and the booker's loggers.
@@ -68,7 +71,7 @@ func TestRequestIDFollowsABookingThroughTheLogs(t *testing.T) {
 		t.Errorf("X-Request-Id for an insane one = %q, want a fresh id", got)
 	}
 	want := map[string]bool{"booking answered": false, "command decided": false}
-	waitUntil(t, 5*time.Second, func() bool {
+	poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
 		for _, line := range sink.lines() {
 			if line["request_id"] != "trace-e2e-1" {
 				continue
@@ -80,7 +83,10 @@ func TestRequestIDFollowsABookingThroughTheLogs(t *testing.T) {
 				want[line["msg"].(string)] = true
 			}
 		}
-		return want["booking answered"] && want["command decided"]
+		if !want["booking answered"] || !want["command decided"] {
+			return fmt.Errorf("lines of request trace-e2e-1 seen: %v", want)
+		}
+		return nil
 	})
 }
 

@@ -15,6 +15,8 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"termin/shared"
 	"termin/system"
+
+	"termin/shared/poll"
 )
 
 // TestRunsOnTheInstalledNATSServer runs the system on the nats-server
@@ -44,7 +46,7 @@ func TestRunsOnTheInstalledNATSServer(t *testing.T) {
 	if err := nc.Publish(shared.Subject(s.space.Subject("booking"), 42), []byte("not a command")); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, 10*time.Second, func() bool { return s.queueSettled(nc) })
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error { return s.queueSettled(nc) })
 	if a := s.mustDo("DELETE", fmt.Sprintf("/api/appointments/%d", booked.id()), "", nil); a.status != http.StatusNoContent {
 		t.Fatalf("cancel: %d %v", a.status, a.body)
 	}
@@ -56,14 +58,21 @@ func TestRunsOnTheInstalledNATSServer(t *testing.T) {
 // queueSettled reports whether the booker's consumer holds nothing, neither
 // undelivered nor unacknowledged: a terminated message counts as settled, one
 // whose termination the server ignored does not.
-func (s *stack) queueSettled(nc *nats.Conn) bool {
+func (s *stack) queueSettled(nc *nats.Conn) error {
 	js, _ := natsjs.New(nc)
 	cons, err := js.Consumer(context.Background(), s.space.Name(shared.StreamName), shared.ConsumerName)
 	if err != nil {
-		return false
+		return err
 	}
 	info, err := cons.Info(context.Background())
-	return err == nil && info.NumPending == 0 && info.NumAckPending == 0 && info.Delivered.Stream >= 2
+	switch {
+	case err != nil:
+		return err
+	case info.NumPending != 0 || info.NumAckPending != 0 || info.Delivered.Stream < 2:
+		return fmt.Errorf("consumer: %d pending, %d awaiting ack, %d delivered; want 0, 0, at least 2",
+			info.NumPending, info.NumAckPending, info.Delivered.Stream)
+	}
+	return nil
 }
 
 // startInstalledNATS starts the machine's nats-server binary with JetStream
@@ -92,6 +101,11 @@ func startInstalledNATS(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	waitUntil(t, 10*time.Second, func() bool { return system.Answers(url) })
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if !system.Answers(url) {
+			return fmt.Errorf("nats-server %s does not answer", url)
+		}
+		return nil
+	})
 	return url
 }

@@ -16,6 +16,8 @@ import (
 
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+
+	"termin/shared/poll"
 )
 
 const scheduleSecret = "schedule-test-secret"
@@ -171,14 +173,13 @@ func TestSchedulePutMakesSlots(t *testing.T) {
 func waitForSlots(t *testing.T, s *stack, gw *gatewayapp.App, doctorID int64, day string, want int) {
 	t.Helper()
 	path := fmt.Sprintf("/api/doctors/%d/slots?date=%s", doctorID, day)
-	var last answer
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		last = s.callWith(gw, "GET", path, signedBearer("77", "patient"), "")
-		if slots, _ := last.body["slots"].([]any); last.status == 200 && len(slots) == want {
-			return
+	poll.For(t, 10*time.Second, 100*time.Millisecond, func() error {
+		a := s.callWith(gw, "GET", path, signedBearer("77", "patient"), "")
+		if slots, _ := a.body["slots"].([]any); a.status != 200 || len(slots) != want {
+			return fmt.Errorf("%s = %d %v, want %d slots", path, a.status, a.body, want)
 		}
-	}
-	t.Fatalf("%s = %d %v, want %d slots", path, last.status, last.body, want)
+		return nil
+	})
 }
 
 func TestSchedulePutWithoutBookerIs503(t *testing.T) {

@@ -14,6 +14,8 @@ import (
 	"termin/booker/jetstream"
 	gatewayapp "termin/gateway/app"
 	"termin/shared"
+
+	"termin/shared/poll"
 )
 
 // postVia books through a given gateway.
@@ -55,7 +57,12 @@ func TestTwoGatewaysSharePatientLimit(t *testing.T) {
 			t.Fatalf("attempt %d refused below the limit", i+1)
 		}
 	}
-	waitUntil(t, 5*time.Second, func() bool { return s.gateway.Front().Limiter.Attempts(7) == 5 })
+	poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
+		if n := s.gateway.Front().Limiter.Attempts(7); n != 5 {
+			return fmt.Errorf("the limiter counts %d attempts of patient 7, want 5", n)
+		}
+		return nil
+	})
 	a := s.mustDo("POST", "/api/appointments", "limit-5", bookBody(slot, 7))
 	if a.status != http.StatusTooManyRequests || a.code() != "RATE_LIMITED" || a.header.Get("Retry-After") == "" {
 		t.Fatalf("6th attempt, at the other gateway: %d %v, want 429 RATE_LIMITED with Retry-After", a.status, a.body)
@@ -74,7 +81,7 @@ func TestKnownFullSlotNeverReachesTheStream(t *testing.T) {
 	if a := s.mustDo("POST", "/api/appointments", "full-1", bookBody(slot, 1)); a.status != http.StatusCreated {
 		t.Fatalf("first booking: %d %v", a.status, a.body)
 	}
-	waitUntil(t, 5*time.Second, func() bool { return s.gateway.Front().Room.KnownFull(slot, 2) })
+	poll.For(t, 5*time.Second, 20*time.Millisecond, func() error { return knownFull(s.gateway, slot, true) })
 	before := s.lastSeq()
 	for p := int64(2); p < 52; p++ {
 		if a := s.mustDo("POST", "/api/appointments", "full-x", bookBody(slot, p)); a.status != http.StatusConflict || a.code() != "SLOT_FULL" {
@@ -95,13 +102,13 @@ func TestCancellationReopensTheSlotEverywhere(t *testing.T) {
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	booked := s.mustDo("POST", "/api/appointments", "re-1", bookBody(slot, 1))
 	for _, gw := range []*gatewayapp.App{s.gateway, other} {
-		waitUntil(t, 5*time.Second, func() bool { return gw.Front().Room.KnownFull(slot, 2) })
+		poll.For(t, 5*time.Second, 20*time.Millisecond, func() error { return knownFull(gw, slot, true) })
 	}
 	if a := s.mustDo("DELETE", fmt.Sprintf("/api/appointments/%d", booked.id()), "", nil); a.status != http.StatusNoContent {
 		t.Fatalf("cancel: %d %v", a.status, a.body)
 	}
 	for _, gw := range []*gatewayapp.App{s.gateway, other} {
-		waitUntil(t, time.Second, func() bool { return !gw.Front().Room.KnownFull(slot, 2) })
+		poll.For(t, time.Second, 20*time.Millisecond, func() error { return knownFull(gw, slot, false) })
 	}
 	if a := s.postVia(other, slot, 2, "re-2"); a.status != http.StatusCreated {
 		t.Fatalf("booking the reopened slot at the other gateway: %d %v, want 201", a.status, a.body)
@@ -139,7 +146,12 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 		wg.Go(func() { c.first, c.final, c.err = s.bookUntilDecided(c.slot, c.patient, c.key, 30*time.Second) })
 		// A defined arrival order: the next client comes once this one holds
 		// its place (a sleep is not enough while the room reads the slot).
-		waitUntil(t, 5*time.Second, func() bool { return s.gateway.Front().Room.Held() > i })
+		poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
+			if n := s.gateway.Front().Room.Held(); n <= i {
+				return fmt.Errorf("the room holds %d requests, want client %d's place too", n, i)
+			}
+			return nil
+		})
 	}
 	wg.Wait()
 	last, booked := 0, 0
@@ -191,4 +203,13 @@ func TestFullStreamAnswers503(t *testing.T) {
 	if took := time.Since(start); took > replyBudget+time.Second {
 		t.Errorf("503 took %v: a full stream must not hang the request", took)
 	}
+}
+
+// knownFull fails unless the gateway's mark of the slot is as want (patient 2
+// holds no place in it).
+func knownFull(gw *gatewayapp.App, slot int64, want bool) error {
+	if got := gw.Front().Room.KnownFull(slot, 2); got != want {
+		return fmt.Errorf("slot %d known full = %v, want %v", slot, got, want)
+	}
+	return nil
 }

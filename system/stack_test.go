@@ -146,23 +146,12 @@ func quietLogger() *slog.Logger {
 
 func (s *stack) slot(doctorID int64, startAt time.Time, capacity int) int64 {
 	s.t.Helper()
-	var id int64
-	err := s.db.QueryRow(context.Background(), `
-        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity) VALUES ($1, $2, $3, $4) RETURNING id`,
-		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return id
+	return pgtest.InsertSlot(s.t, s.db, doctorID, startAt, capacity)
 }
 
 func (s *stack) queryInt(sql string, args ...any) int {
 	s.t.Helper()
-	var n int
-	if err := s.db.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		s.t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return pgtest.QueryInt(s.t, s.db, sql, args...)
 }
 
 // answer is one HTTP response, decoded.

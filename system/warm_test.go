@@ -2,9 +2,12 @@ package system_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
+
+	"termin/shared/poll"
 )
 
 // At 07:00 every doctor's new day opens at once and clicks spread over slots
@@ -26,7 +29,12 @@ func TestOpeningIsWarmedBeforeItsFirstClicks(t *testing.T) {
 	}
 	metrics := s.gateway.URL() + "/metrics"
 	reads := metricValue(t, metrics, "gateway_slot_reads_total")
-	waitUntil(t, 30*time.Second, func() bool { return time.Now().After(opensAt) })
+	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error {
+		if !time.Now().After(opensAt) {
+			return fmt.Errorf("the opening at %v is still ahead", opensAt)
+		}
+		return nil
+	})
 	for i, slot := range slots {
 		_, final, err := s.bookUntilDecided(slot, int64(500+i), "warm-1", 20*time.Second)
 		if err != nil || (final.status != http.StatusCreated && final.status != http.StatusOK) {
@@ -38,8 +46,11 @@ func TestOpeningIsWarmedBeforeItsFirstClicks(t *testing.T) {
 	}
 	// Every slot is full now, and known full: a second patient is refused
 	// by the gateway itself, without reaching the queue.
-	waitUntil(t, 10*time.Second, func() bool {
-		return metricValue(t, metrics, "gateway_known_full_slots") == float64(len(slots))
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if n := metricValue(t, metrics, "gateway_known_full_slots"); n != float64(len(slots)) {
+			return fmt.Errorf("%v slots known full, want %d", n, len(slots))
+		}
+		return nil
 	})
 	a := s.mustDo("POST", "/api/appointments", "warm-2", bookBody(slots[0], 900))
 	if a.status != http.StatusConflict || a.code() != "SLOT_FULL" {

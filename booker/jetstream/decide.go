@@ -14,7 +14,7 @@ import (
 // answerRecorded answers, from the decisions bucket, every booking whose key
 // was decided before: whatever the number of deliveries or repeats, a key is
 // decided once. The batch's keys are read in one request: a read per command
-// was a sixth of the service's CPU per booking.
+// would cost a sixth of the service's CPU per booking.
 func (w *Worker) answerRecorded(ctx context.Context, entries []*entry) {
 	bySubject := map[string][]*entry{}
 	for _, e := range entries {

@@ -19,6 +19,7 @@ import (
 	"termin/booker/postgres"
 	"termin/migrations/pgtest"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 var (
@@ -109,14 +110,7 @@ func (e *env) contact(patientID int64, name, email, phone, lang string) {
 
 func (e *env) slot(doctorID int64, startAt time.Time, capacity int) int64 {
 	e.t.Helper()
-	var id int64
-	err := e.db.QueryRow(context.Background(), `
-        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity) VALUES ($1, $2, $3, $4) RETURNING id`,
-		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
-	if err != nil {
-		e.t.Fatalf("insert slot: %v", err)
-	}
-	return id
+	return pgtest.InsertSlot(e.t, e.db, doctorID, startAt, capacity)
 }
 
 // book books through the store, as the booker does; err is the refusal, if any.
@@ -136,11 +130,7 @@ func (e *env) mustBook(slotID, patientID int64) booker.Booking {
 
 func (e *env) queryInt(sql string, args ...any) int {
 	e.t.Helper()
-	var n int
-	if err := e.db.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		e.t.Fatalf("%s: %v", sql, err)
-	}
-	return n
+	return pgtest.QueryInt(e.t, e.db, sql, args...)
 }
 
 // waitIdle waits until every outbox row is published and the notifier has
@@ -148,19 +138,23 @@ func (e *env) queryInt(sql string, args ...any) int {
 // nothing more will be sent, so counts can be compared exactly.
 func (e *env) waitIdle() {
 	e.t.Helper()
-	testkit.Eventually(e.t, 20*time.Second, "the outbox and the notifier to be idle", func() bool {
-		if e.queryInt(`SELECT count(*) FROM outbox_event WHERE published_at IS NULL`) > 0 {
-			return false
+	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+		if n := e.queryInt(`SELECT count(*) FROM outbox_event WHERE published_at IS NULL`); n > 0 {
+			return fmt.Errorf("%d outbox rows unpublished", n)
 		}
-		info, err := e.cons.Info(context.Background())
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+		return testkit.Settled(e.cons)
 	})
 }
 
 // waitMails waits for n e-mails, then for the notifier to settle, and returns them.
 func (e *env) waitMails(n int) []testkit.Mail {
 	e.t.Helper()
-	testkit.Eventually(e.t, 20*time.Second, fmt.Sprintf("%d e-mails", n), func() bool { return len(e.mail.Mails()) >= n })
+	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+		if got := len(e.mail.Mails()); got < n {
+			return fmt.Errorf("%d e-mails, want %d", got, n)
+		}
+		return nil
+	})
 	e.waitIdle()
 	return e.mail.Mails()
 }

@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"termin/booker/outbox"
 	"termin/migrations/pgtest"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 // env is a fresh database and a nats-server with the EVENTS stream.
@@ -85,7 +87,12 @@ func (e *env) unpublished() int {
 
 func (e *env) waitPublished() {
 	e.t.Helper()
-	testkit.Eventually(e.t, 20*time.Second, "every outbox row published", func() bool { return e.unpublished() == 0 })
+	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+		if n := e.unpublished(); n != 0 {
+			return fmt.Errorf("%d outbox rows unpublished", n)
+		}
+		return nil
+	})
 }
 
 // streamMsgs is the number of messages the EVENTS stream holds.

@@ -15,10 +15,10 @@ import (
 	"termin/shared"
 )
 
-// Relay publishes unpublished outbox rows to the EVENTS stream and marks them
-// published. Each round claims a batch with FOR UPDATE SKIP LOCKED inside one
-// transaction, publishes every row and awaits its PubAck, marks the acknowledged
-// rows and commits; so any number of relays may run at once, each row going to
+// Relay publishes outbox rows to the EVENTS stream and deletes them. Each
+// round claims a batch with FOR UPDATE SKIP LOCKED inside one transaction,
+// publishes every row and awaits its PubAck, deletes the acknowledged rows
+// and commits; so any number of relays may run at once, each row going to
 // one of them. A relay that dies after the PubAck and before the commit leaves
 // its rows unpublished: they are published again with the same Nats-Msg-Id,
 // which the stream drops as a duplicate.
@@ -32,7 +32,7 @@ type Relay struct {
 	// Idle is the pause after a round that found less than a full batch; 0 means 100 ms.
 	Idle time.Duration
 	Log  *slog.Logger
-	// beforeMark runs after the PubAcks and before the rows are marked; fault
+	// beforeMark runs after the PubAcks and before the rows are deleted; fault
 	// tests make it fail to play a relay killed in between.
 	beforeMark func(ctx context.Context) error
 }
@@ -65,7 +65,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
-// round claims, publishes and marks one batch. It returns the number claimed.
+// round claims, publishes and deletes one batch. It returns the number claimed.
 func (r *Relay) round(parent context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), roundTimeout)
 	defer cancel()
@@ -87,8 +87,11 @@ func (r *Relay) round(parent context.Context) (int, error) {
 			return len(events), err
 		}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE outbox_event SET published_at = now() WHERE id = ANY($1::uuid[])`, acked); err != nil {
-		return len(events), fmt.Errorf("outbox: mark published: %w", err)
+	// A relayed row is deleted, not marked: the EVENTS stream keeps the
+	// event. Marking copied each row with its payload into the WAL and into a
+	// new heap tuple and primary-key entry, once per booking.
+	if _, err := tx.Exec(ctx, `DELETE FROM outbox_event WHERE id = ANY($1::uuid[])`, acked); err != nil {
+		return len(events), fmt.Errorf("outbox: delete relayed: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return len(events), fmt.Errorf("outbox: commit: %w", err)

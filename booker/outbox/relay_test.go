@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"termin/booker/internal/testkit"
 	"termin/booker/notify"
 	"termin/booker/outbox"
+	"termin/shared/poll"
 )
 
 func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
@@ -44,7 +46,14 @@ func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
 	if err := e.nc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	testkit.Eventually(t, 5*time.Second, "every event seen", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == n })
+	poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) != n {
+			return fmt.Errorf("%d of %d events seen", len(seen), n)
+		}
+		return nil
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	for id, times := range seen {
@@ -86,13 +95,23 @@ func TestRelayDyingBetweenPublishAndMarkStillSendsOneMessage(t *testing.T) {
 				ctx, kill = context.WithCancel(ctx) // the fault may kill this relay
 				return r.Run(ctx)
 			})
-			testkit.Eventually(t, 10*time.Second, "the fault to happen", func() bool { return calls.Load() > 0 })
+			poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+				if calls.Load() == 0 {
+					return errors.New("the fault has not happened")
+				}
+				return nil
+			})
 			if tt.takeOver {
 				start(t, e.relay().Run)
 			}
 
 			e.waitPublished()
-			testkit.Eventually(t, 10*time.Second, "one e-mail", func() bool { return len(mail.Mails()) >= 1 })
+			poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+				if len(mail.Mails()) == 0 {
+					return errors.New("no e-mail")
+				}
+				return nil
+			})
 			e.waitNotified()
 			if got := len(mail.Mails()); got != 1 {
 				t.Errorf("%d e-mails, want 1", got)
@@ -148,10 +167,7 @@ func (e *env) waitNotified() {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	testkit.Eventually(e.t, 10*time.Second, "the notifier to settle", func() bool {
-		info, err := cons.Info(context.Background())
-		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
-	})
+	poll.For(e.t, 10*time.Second, 20*time.Millisecond, func() error { return testkit.Settled(cons) })
 }
 
 func addContact(t *testing.T, db *pgxpool.Pool, patientID int64, email string) {

@@ -38,11 +38,23 @@ func (b *batch) read(ctx context.Context) error {
         FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
         LATERAL (SELECT * FROM appointment a
                  WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
-	q.Queue(`
+	if len(appts) == 0 {
+		// Without cancellations the batch names its slots itself; asking
+		// appointment for the slots of no appointments was planned, with
+		// statistics that never saw the table grow, as a sequential scan of
+		// every appointment in every batch.
+		q.Queue(`
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
+        FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`, slots, b.now)
+	} else {
+		q.Queue(`
         SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
         FROM time_slot
-        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION SELECT slot_id FROM appointment WHERE id = ANY($2)))
+        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
+                             SELECT a.slot_id FROM unnest($2::bigint[]) AS c(id),
+                             LATERAL (SELECT slot_id FROM appointment WHERE id = c.id) a))
         ORDER BY id FOR UPDATE`, slots, appts, b.now)
+	}
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),

@@ -19,7 +19,7 @@ import (
 func TestDecideReachesSlotsByKey(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 1) // one connection: its statistics are the batches'
 	store := newStoreOn(pool)
-	hot := insertSlot(t, pool, 42, future, 1_000_000)
+	hot := pgtest.InsertSlot(t, pool, 42, future, 1_000_000)
 	exec(t, pool, `
         INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
         SELECT 43, $1::timestamptz + g * interval '15 minutes', $1::timestamptz + (g + 1) * interval '15 minutes', 1
@@ -58,7 +58,7 @@ func decideBookings(t *testing.T, store *postgres.Store, slot int64, patient *in
 func seqScans(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
-	return queryInt(t, pool, `SELECT seq_scan::int FROM pg_stat_user_tables WHERE relname = 'time_slot'`)
+	return pgtest.QueryInt(t, pool, `SELECT seq_scan::int FROM pg_stat_user_tables WHERE relname = 'time_slot'`)
 }
 
 func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
@@ -77,7 +77,7 @@ func exec(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) {
 func TestDecideLooksUpAppointmentsByKey(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 1)
 	store := newStoreOn(pool)
-	hot := insertSlot(t, pool, 42, future, 1_000_000)
+	hot := pgtest.InsertSlot(t, pool, 42, future, 1_000_000)
 	exec(t, pool, `ALTER TABLE appointment SET (autovacuum_enabled = off)`) // statistics as stale as at 7:00
 	exec(t, pool, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
         SELECT $1, g, 'BOOKED', 'held-' || g FROM generate_series(1, 5000) g`, hot)
@@ -102,7 +102,38 @@ func TestDecideLooksUpAppointmentsByKey(t *testing.T) {
 func appointmentRowsRead(t *testing.T, pool *pgxpool.Pool) int {
 	t.Helper()
 	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
-	return queryInt(t, pool, `SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) +
+	return pgtest.QueryInt(t, pool, `SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) +
         (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'appointment'))::int
         FROM pg_stat_user_tables WHERE relname = 'appointment'`)
+}
+
+// TestDecideWithoutCancellationsNeverScansAppointments holds that a batch of
+// bookings reads appointments only by key. Its slots' lock once also asked
+// appointment for the slots of the batch's cancellations, none at 7:00: a
+// plan made while the table was empty (the first batches of an opening)
+// scanned it whole, and kept doing so in every batch as it grew.
+func TestDecideWithoutCancellationsNeverScansAppointments(t *testing.T) {
+	pool, _ := pgtest.Pool(t, 1) // one connection: its cached plans are the batches'
+	store := newStoreOn(pool)
+	hot := pgtest.InsertSlot(t, pool, 42, future, 1_000_000)
+	exec(t, pool, `ALTER TABLE appointment SET (autovacuum_enabled = off)`)
+	patient := int64(0)
+	for range 12 { // past the five runs after which PostgreSQL may cache a generic plan
+		decideBookings(t, store, hot, &patient, 5)
+	}
+	exec(t, pool, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
+        SELECT $1, g, 'BOOKED', 'held-' || g FROM generate_series(1000000, 1005000) g`, hot)
+	before := appointmentSeqScans(t, pool)
+	for range 12 {
+		decideBookings(t, store, hot, &patient, 5)
+	}
+	if n := appointmentSeqScans(t, pool) - before; n != 0 {
+		t.Errorf("12 batches of bookings scanned appointment whole %d times; want by key only", n)
+	}
+}
+
+func appointmentSeqScans(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
+	return pgtest.QueryInt(t, pool, `SELECT seq_scan::int FROM pg_stat_user_tables WHERE relname = 'appointment'`)
 }

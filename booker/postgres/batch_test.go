@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/booker/postgres"
+	"termin/migrations/pgtest"
 	"termin/shared"
 )
 
@@ -141,7 +142,7 @@ func randomSlots(t *testing.T, rng *rand.Rand, pool *pgxpool.Pool, m *model) []i
 			start = testNow.Add(-time.Hour) // started: closed
 		}
 		capacity := 1 + rng.IntN(4)
-		id := insertSlot(t, pool, 42, start, capacity)
+		id := pgtest.InsertSlot(t, pool, 42, start, capacity)
 		slots = append(slots, id)
 		m.capacity[id], m.closed[id] = capacity, i == 5
 	}
@@ -224,7 +225,7 @@ func TestDecideConcurrentWorkersKeepInvariants(t *testing.T) {
 // equal to the slot's BOOKED rows.
 func checkSlots(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	n := queryInt(t, pool, `SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
+	n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot s WHERE booked_count > capacity OR booked_count <>
         (SELECT count(*) FROM appointment a WHERE a.slot_id = s.id AND a.status = 'BOOKED')`)
 	if n != 0 {
 		t.Errorf("%d slots over capacity or with booked_count unequal to their BOOKED rows", n)

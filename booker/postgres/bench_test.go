@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 // BenchmarkDecideHotSlot drives one hot slot of capacity 1,000,000 with
@@ -15,7 +16,7 @@ func BenchmarkDecideHotSlot(b *testing.B) {
 	for _, size := range []int{1, 50} {
 		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
 			store, pool := newStore(b)
-			slot := insertSlot(b, pool, 42, future, 1_000_000)
+			slot := pgtest.InsertSlot(b, pool, 42, future, 1_000_000)
 			// A database in service has statistics; give this one some, so that
 			// the planner takes the indexes as it would there.
 			for _, sql := range []string{`

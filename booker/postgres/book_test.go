@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 func TestBookConcurrentlyNeverExceedsCapacity(t *testing.T) {
@@ -22,7 +23,7 @@ func TestBookConcurrentlyNeverExceedsCapacity(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			store, pool := newStore(t)
-			slot := insertSlot(t, pool, 42, future, tc.capacity)
+			slot := pgtest.InsertSlot(t, pool, 42, future, tc.capacity)
 			var got outcomes
 			releaseAll(tc.patients, func(i int) {
 				got.add(store.Book(context.Background(), booker.BookRequest{
@@ -49,7 +50,7 @@ func TestBookConcurrentlyNeverExceedsCapacity(t *testing.T) {
 
 func TestBookOnePatientTwoKeysConcurrently(t *testing.T) {
 	store, pool := newStore(t)
-	slot := insertSlot(t, pool, 42, future, 5)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 5)
 	var got outcomes
 	releaseAll(2, func(i int) {
 		got.add(store.Book(context.Background(), booker.BookRequest{
@@ -71,7 +72,7 @@ func TestBookSameKeyConcurrently(t *testing.T) {
 	for _, capacity := range []int{1, 10} {
 		t.Run(fmt.Sprintf("capacity %d", capacity), func(t *testing.T) {
 			store, pool := newStore(t)
-			slot := insertSlot(t, pool, 42, future, capacity)
+			slot := pgtest.InsertSlot(t, pool, 42, future, capacity)
 			var got outcomes
 			releaseAll(20, func(int) {
 				got.add(store.Book(context.Background(), booker.BookRequest{
@@ -93,7 +94,7 @@ func TestBookSameKeyConcurrently(t *testing.T) {
 			if first != 1 {
 				t.Errorf("%d callers were told they booked first, want 1", first)
 			}
-			if n := queryInt(t, pool, `SELECT count(*) FROM appointment`); n != 1 {
+			if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment`); n != 1 {
 				t.Errorf("appointments = %d, want 1", n)
 			}
 			if n := bookedCount(t, pool, slot); n != 1 {
@@ -106,9 +107,9 @@ func TestBookSameKeyConcurrently(t *testing.T) {
 func TestBookDecisions(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	open := insertSlot(t, pool, 42, future, 1)
-	other := insertSlot(t, pool, 42, future.Add(time.Hour), 2)
-	started := insertSlot(t, pool, 42, testNow.Add(-time.Minute), 3)
+	open := pgtest.InsertSlot(t, pool, 42, future, 1)
+	other := pgtest.InsertSlot(t, pool, 42, future.Add(time.Hour), 2)
+	started := pgtest.InsertSlot(t, pool, 42, testNow.Add(-time.Minute), 3)
 	first, err := store.Book(ctx, booker.BookRequest{SlotID: other, PatientID: 7, IdempotencyKey: "k1"})
 	if err != nil || first.Replay || first.Left != 1 {
 		t.Fatalf("first booking = %+v, %v; want a new booking with 1 place left", first, err)
@@ -145,7 +146,7 @@ func TestBookDecisions(t *testing.T) {
 func TestBookWritesOneOutboxEventPerDecision(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	slot := insertSlot(t, pool, 42, future, 1)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 1)
 	b, err := store.Book(ctx, booker.BookRequest{SlotID: slot, PatientID: 7, IdempotencyKey: "k"})
 	if err != nil {
 		t.Fatal(err)

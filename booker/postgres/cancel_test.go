@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 func TestCancelConcurrentlyFreesOnePlace(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	slot := insertSlot(t, pool, 42, future, 3)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 3)
 	for i, key := range []string{"a", "b"} {
 		if _, err := store.Book(ctx, booker.BookRequest{SlotID: slot, PatientID: int64(i + 1), IdempotencyKey: key}); err != nil {
 			t.Fatal(err)
@@ -46,7 +47,7 @@ func TestCancelConcurrentlyFreesOnePlace(t *testing.T) {
 func TestCancelThenRebook(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	slot := insertSlot(t, pool, 42, future, 1)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 1)
 	first, err := store.Book(ctx, booker.BookRequest{SlotID: slot, PatientID: 7, IdempotencyKey: "first"})
 	if err != nil {
 		t.Fatal(err)

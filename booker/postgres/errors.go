@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"errors"
-	"net"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"termin/booker"
@@ -38,19 +36,4 @@ func translate(err error) error {
 		return booker.ErrSlotNotFound
 	}
 	return err
-}
-
-// Unavailable reports whether err says the database could not be reached or
-// dropped the connection (a restart, a failover, a cut, too many
-// connections, a cancelled statement): a failure to try again later, not a
-// wrong request and not a bug. Readers answer it with 503 and Retry-After.
-func Unavailable(err error) bool {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		// 08 connection exception, 53 insufficient resources, 57 operator intervention.
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") || strings.HasPrefix(pgErr.Code, "57")
-	}
-	var connectErr *pgconn.ConnectError
-	var netErr net.Error
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }

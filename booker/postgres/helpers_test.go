@@ -1,7 +1,6 @@
 package postgres_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -33,36 +32,14 @@ func newStoreOn(pool *pgxpool.Pool) *postgres.Store {
 	return store
 }
 
-func insertSlot(t testing.TB, pool *pgxpool.Pool, doctorID int64, startAt time.Time, capacity int) int64 {
-	t.Helper()
-	var id int64
-	err := pool.QueryRow(context.Background(), `
-        INSERT INTO time_slot (doctor_id, start_at, end_at, capacity)
-        VALUES ($1, $2, $3, $4) RETURNING id`,
-		doctorID, startAt, startAt.Add(15*time.Minute), capacity).Scan(&id)
-	if err != nil {
-		t.Fatalf("insert slot: %v", err)
-	}
-	return id
-}
-
-func queryInt(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
-	t.Helper()
-	var n int
-	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
 func bookedCount(t *testing.T, pool *pgxpool.Pool, slotID int64) int {
 	t.Helper()
-	return queryInt(t, pool, `SELECT booked_count FROM time_slot WHERE id = $1`, slotID)
+	return pgtest.QueryInt(t, pool, `SELECT booked_count FROM time_slot WHERE id = $1`, slotID)
 }
 
 func bookedRows(t *testing.T, pool *pgxpool.Pool, slotID int64) int {
 	t.Helper()
-	return queryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slotID)
+	return pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slotID)
 }
 
 // releaseAll starts n goroutines that wait on one closed channel, so that they

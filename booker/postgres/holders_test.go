@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"termin/booker"
+	"termin/migrations/pgtest"
 )
 
 // A batch that fills a slot tells its holders, learned in its own
@@ -15,9 +16,9 @@ import (
 func TestDecideTellsTheHoldersOfTheSlotsItFills(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
-	single := insertSlot(t, pool, 1, future, 1)
-	pair := insertSlot(t, pool, 1, future.Add(time.Hour), 2)
-	roomy := insertSlot(t, pool, 1, future.Add(2*time.Hour), 3)
+	single := pgtest.InsertSlot(t, pool, 1, future, 1)
+	pair := pgtest.InsertSlot(t, pool, 1, future.Add(time.Hour), 2)
+	roomy := pgtest.InsertSlot(t, pool, 1, future.Add(2*time.Hour), 3)
 	book := func(slot, patient int64) booker.Op {
 		return booker.Op{Book: &booker.BookRequest{SlotID: slot, PatientID: patient, IdempotencyKey: "k" + strconv.FormatInt(patient, 10)}}
 	}

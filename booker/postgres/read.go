@@ -24,47 +24,6 @@ func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, 
 	return a, nil
 }
 
-// ListSlots returns the doctor's slots of one calendar day in the store's zone
-// that have not started and still have a free place, by start time.
-func (s *Store) ListSlots(ctx context.Context, doctorID int64, day booker.Date) ([]booker.Slot, error) {
-	from, to := day.Bounds(s.zone)
-	rows, err := s.pool.Query(ctx, `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count
-        FROM time_slot
-        WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
-          AND start_at > $4 AND booked_count < capacity
-          AND opens_at <> 'infinity' -- withdrawn by a plan change
-        ORDER BY start_at`, doctorID, from, to, s.Now())
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list slots: %w", err)
-	}
-	slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booker.Slot, error) {
-		var sl booker.Slot
-		err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
-		return sl, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list slots: %w", err)
-	}
-	return slots, nil
-}
-
-// Slot reads one slot by id, whatever its state.
-func (s *Store) Slot(ctx context.Context, id int64) (booker.Slot, error) {
-	var sl booker.Slot
-	err := s.pool.QueryRow(ctx, `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-               greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`, id).
-		Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booker.Slot{}, booker.ErrSlotNotFound
-	}
-	if err != nil {
-		return booker.Slot{}, fmt.Errorf("postgres: read slot: %w", err)
-	}
-	return sl, nil
-}
-
 // Holders lists the patients holding a place in the slot. A full slot's
 // announcement carries them, so that a gateway refusing the slot locally still
 // lets a holder's repeat through to its own answer.

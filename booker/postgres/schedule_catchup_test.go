@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"termin/booker/schedule"
+	"termin/migrations/pgtest"
 )
 
 // TestRollForwardCatchesUpEveryMissedOpening: with no booker running from
@@ -34,7 +35,7 @@ func TestRollForwardCatchesUpEveryMissedOpening(t *testing.T) {
 	}
 	for _, tt := range tests {
 		from := local(t, tt.day+" 00:00")
-		n := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND start_at < $2 AND opens_at = $3`,
+		n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND start_at < $2 AND opens_at = $3`,
 			from, from.Add(24*time.Hour), local(t, tt.opens))
 		if n != 3*16 {
 			t.Errorf("%s: %d slots opening %s, want 48", tt.day, n, tt.opens)
@@ -54,8 +55,8 @@ func TestLateRollForwardMakesNoStartedSlot(t *testing.T) {
 	if err := job.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	started := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at <= $1`, store.Now())
-	later := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at > $1`, store.Now())
+	started := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at <= $1`, store.Now())
+	later := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at > $1`, store.Now())
 	if started != 0 || later != 7 {
 		t.Errorf("%d started and %d later slots, want 0 and 7 (10:15 to 11:45)", started, later)
 	}

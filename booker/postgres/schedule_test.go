@@ -11,6 +11,7 @@ import (
 	"termin/booker"
 	"termin/booker/postgres"
 	"termin/booker/schedule"
+	"termin/migrations/pgtest"
 	"termin/shared"
 )
 
@@ -54,7 +55,7 @@ func mustPut(t *testing.T, store *postgres.Store, doctorID int64, p shared.Sched
 
 func slotAt(t *testing.T, pool *pgxpool.Pool, doctorID int64, start string) int64 {
 	t.Helper()
-	return int64(queryInt(t, pool, `SELECT id FROM time_slot WHERE doctor_id = $1 AND start_at = $2`, doctorID, local(t, start)))
+	return int64(pgtest.QueryInt(t, pool, `SELECT id FROM time_slot WHERE doctor_id = $1 AND start_at = $2`, doctorID, local(t, start)))
 }
 
 func TestPutScheduleTwiceCreatesNothingTwice(t *testing.T) {
@@ -72,11 +73,11 @@ func TestPutScheduleTwiceCreatesNothingTwice(t *testing.T) {
 			t.Fatalf("%s put = %+v, want %d created, %d kept", st.name, out, st.created, st.kept)
 		}
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE doctor_id = 42`); n != 160 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE doctor_id = 42`); n != 160 {
 		t.Fatalf("slots = %d, want 160", n)
 	}
 	// Friday 10-23 opened at 07:00 on Sunday 10-10; the last one opens at today's 07:00.
-	n := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND opens_at = $2`,
+	n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND opens_at = $2`,
 		local(t, "2026-10-23 00:00"), local(t, "2026-10-10 07:00"))
 	if n != 16 {
 		t.Errorf("slots of 10-23 opening 10-10 07:00 = %d, want 16", n)
@@ -129,7 +130,7 @@ func TestPutScheduleChangeKeepsBookedSlots(t *testing.T) {
 	if _, err := store.Book(ctx, booker.BookRequest{SlotID: booked, PatientID: 9, IdempotencyKey: "d"}); err != nil {
 		t.Errorf("booking the reopened slot: %v", err)
 	}
-	n := queryInt(t, pool, `SELECT count(*) FROM time_slot a JOIN time_slot b
+	n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot a JOIN time_slot b
         ON a.doctor_id = b.doctor_id AND a.id < b.id AND a.start_at < b.end_at AND b.start_at < a.end_at`)
 	if n != 0 {
 		t.Errorf("%d pairs of overlapping slots, want none", n)
@@ -184,15 +185,15 @@ func TestRollForwardOnceWithTwoJobs(t *testing.T) {
 	if len(rolls) != 2 {
 		t.Fatalf("rolls that wrote = %+v, want one per opening", rolls)
 	}
-	n := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND start_at < $2 AND opens_at = $3`,
+	n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1 AND start_at < $2 AND opens_at = $3`,
 		local(t, "2026-10-26 00:00"), local(t, "2026-10-27 00:00"), local(t, "2026-10-13 07:00"))
 	if n != 3*16 {
 		t.Fatalf("Monday 10-26 has %d slots opening Tuesday 07:00, want 48", n)
 	}
-	if n := queryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1`, local(t, "2026-10-27 00:00")); n != 0 {
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at >= $1`, local(t, "2026-10-27 00:00")); n != 0 {
 		t.Errorf("%d slots beyond the horizon, want 0", n)
 	}
-	if n := queryInt(t, pool, `SELECT sum(slots_created) FROM schedule_roll`); n != 48 {
+	if n := pgtest.QueryInt(t, pool, `SELECT sum(slots_created) FROM schedule_roll`); n != 48 {
 		t.Errorf("schedule_roll records %d slots, want 48", n)
 	}
 }

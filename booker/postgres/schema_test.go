@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"termin/migrations/pgtest"
 )
 
 func TestSchemaConstraints(t *testing.T) {
 	_, pool := newStore(t)
 	ctx := context.Background()
-	slot := insertSlot(t, pool, 42, future, 2)
+	slot := pgtest.InsertSlot(t, pool, 42, future, 2)
 	tests := []struct {
 		name, sql        string
 		code, constraint string

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"termin/booker"
+	"termin/shared"
 )
 
 // Calendar says when booking of a new day opens. At the opening (OPENING_TIME,
@@ -21,7 +22,7 @@ type Calendar struct {
 }
 
 // ParseOpening reads an opening time "HH:MM" as minutes after midnight.
-func ParseOpening(s string) (int, error) { return parseClock(s, false) }
+func ParseOpening(s string) (int, error) { return shared.ParseClock(s) }
 
 // OpeningOf is the instant of date d's opening. An opening that falls in a
 // skipped hour is taken as Go normalises it, to the hour after.

@@ -12,10 +12,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"termin/booker/postgres"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
+	"termin/gateway/postgres"
 	"termin/migrations"
 )
 
@@ -53,7 +53,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.ReadConns); err != nil {
 		return err
 	}
-	store := postgres.NewStore(a.db, a.cfg.Zone)
+	reads := postgres.NewReader(a.db, a.cfg.Zone, time.Now)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
@@ -69,7 +69,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	front, lists, err := a.shield(dbReads{store}, reg)
+	front, lists, err := a.shield(reads, reg)
 	if err != nil {
 		return err
 	}

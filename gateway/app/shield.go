@@ -6,24 +6,25 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/gateway"
+	"termin/gateway/postgres"
 )
 
 // shield builds the burst shield in front of the queue: the per-patient
 // limiter shared with the other gateways, the waiting room that follows the
 // booker's slot announcements, and the slot-list cache.
-func (a *App) shield(store dbReads, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
+func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gateway.Front, *gateway.SlotLists, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	cache := gateway.NewSlotCache(store, time.Minute, 100_000)
-	a.slots = cache
-	front := &gateway.Front{Queue: a.queue, Slots: cache,
-		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow), Budget: a.cfg.ReplyBudget}
-	front.Room = gateway.NewRoom(a.cfg.Room, front.Submit, cache.Recent, a.cfg.Logger)
-	warmer := &gateway.Warmer{Source: openings{a.db}, Cache: cache, Room: front.Room,
+	slots := gateway.NewSlotCache(reads, time.Minute, 100_000)
+	a.slots = slots
+	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger)
+	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: room,
+		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
+		Metrics: gateway.NewFrontMetrics(reg, room)}
+	warmer := &gateway.Warmer{Source: reads, Cache: slots, Room: room,
 		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Log: a.cfg.Logger}
 	go warmer.Run(ctx)
-	front.Metrics = gateway.NewFrontMetrics(reg, front.Room)
-	lists := gateway.NewSlotLists(store, a.cfg.ListTTL, a.cfg.Zone)
+	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
 		return nil, nil, err
 	}

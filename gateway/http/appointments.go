@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"termin/booker"
 	"termin/gateway"
 )
 
@@ -50,7 +49,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
-	res, err := s.bookings.Book(c, req)
+	res, err := s.bookings.RequestBooking(c, req)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -100,11 +99,11 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 	if !ok {
 		return
 	}
-	if a.Status != booker.StatusCancelled {
+	if a.Status != gateway.StatusCancelled {
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
-		queued, err := s.bookings.Cancel(c, a)
+		queued, err := s.bookings.RequestCancellation(c, a)
 		if err != nil {
 			s.fail(ctx, err)
 			return
@@ -123,11 +122,11 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 // caller may see it; when it answers false it has written the problem.
 // An id that is not a positive integer is a 400 INVALID_REQUEST that says so
 // rather than a 404: no appointment could ever have such an id.
-func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (booker.Appointment, bool) {
+func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (gateway.Appointment, bool) {
 	id, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("appointment id must be a positive integer"))
-		return booker.Appointment{}, false
+		return gateway.Appointment{}, false
 	}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
@@ -137,7 +136,7 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 	}
 	if err != nil {
 		s.fail(ctx, err)
-		return booker.Appointment{}, false
+		return gateway.Appointment{}, false
 	}
 	return a, true
 }
@@ -172,29 +171,29 @@ type bookingBody struct {
 
 // parseBooking reads the body of a booking, with a detail that names the
 // first thing wrong with it.
-func parseBooking(body []byte) (booker.BookRequest, error) {
+func parseBooking(body []byte) (gateway.BookRequest, error) {
 	if len(body) > maxBookingBody {
-		return booker.BookRequest{}, gateway.ErrPayloadTooLarge
+		return gateway.BookRequest{}, gateway.ErrPayloadTooLarge
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return booker.BookRequest{}, invalid(`the body must be a JSON object like {"slotId":1001,"patientId":77}`)
+		return gateway.BookRequest{}, invalid(`the body must be a JSON object like {"slotId":1001,"patientId":77}`)
 	}
 	var b bookingBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return booker.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
+		return gateway.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
 	}
 	if b.SlotID == nil || b.PatientID == nil {
-		return booker.BookRequest{}, invalid("the body must have both slotId and patientId")
+		return gateway.BookRequest{}, invalid("the body must have both slotId and patientId")
 	}
 	slot, ok := parseID(b.SlotID)
 	if !ok {
-		return booker.BookRequest{}, invalid("slotId must be a positive integer")
+		return gateway.BookRequest{}, invalid("slotId must be a positive integer")
 	}
 	patient, ok := parseID(b.PatientID)
 	if !ok {
-		return booker.BookRequest{}, invalid("patientId must be a positive integer")
+		return gateway.BookRequest{}, invalid("patientId must be a positive integer")
 	}
-	return booker.BookRequest{SlotID: slot, PatientID: patient}, nil
+	return gateway.BookRequest{SlotID: slot, PatientID: patient}, nil
 }
 
 // parseID reads a positive decimal int64 made of digits only.

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"termin/shared"
 	"testing"
 	"time"
 
-	"termin/booker"
 	"termin/gateway"
 )
 
@@ -69,7 +69,7 @@ func TestBookAcceptsLimits(t *testing.T) {
 		t.Fatalf("body %d bytes, key %d characters", len(body), len(key))
 	}
 	expectStatus(t, e.book(t, key, body, nil), 201)
-	want := booker.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: key}
+	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: key}
 	if calls := e.books.bookCalls(); len(calls) != 1 || calls[0] != want {
 		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
 	}
@@ -86,8 +86,8 @@ func TestBookCreated(t *testing.T) {
 
 func TestBookReplay(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.books.bookFn = func(req booker.BookRequest) (gateway.BookingResult, error) {
-		a := booker.Appointment{ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusCancelled, CreatedAt: createdAt}
+	e.books.bookFn = func(req gateway.BookRequest) (gateway.BookingResult, error) {
+		a := gateway.Appointment{ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: gateway.StatusCancelled, CreatedAt: createdAt}
 		return gateway.BookingResult{Appointment: a, Replay: true}, nil
 	}
 	r := e.book(t, "click-1", goodBody, nil)
@@ -109,7 +109,7 @@ func TestBookQueued(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.seconds, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
-			e.books.bookFn = func(booker.BookRequest) (gateway.BookingResult, error) {
+			e.books.bookFn = func(gateway.BookRequest) (gateway.BookingResult, error) {
 				return gateway.BookingResult{Queued: true, Position: 17, RetryAfter: tt.after}, nil
 			}
 			r := e.book(t, "click-1", goodBody, nil)
@@ -129,12 +129,12 @@ func TestBookErrors(t *testing.T) {
 		code       string
 		retryAfter string
 	}{
-		{"slot full", booker.ErrSlotFull, 409, "SLOT_FULL", ""},
-		{"already booked", booker.ErrAlreadyBooked, 409, "ALREADY_BOOKED", ""},
-		{"slot closed", booker.ErrSlotClosed, 409, "SLOT_CLOSED", ""},
-		{"key reused", booker.ErrKeyReused, 422, "IDEMPOTENCY_KEY_REUSED", ""},
-		{"slot not found", booker.ErrSlotNotFound, 404, "SLOT_NOT_FOUND", ""},
-		{"wrapped", fmt.Errorf("decision: %w", booker.ErrSlotFull), 409, "SLOT_FULL", ""},
+		{"slot full", gateway.ErrSlotFull, 409, "SLOT_FULL", ""},
+		{"already booked", shared.NewError(shared.CodeAlreadyBooked, "patient already holds a place in this slot"), 409, "ALREADY_BOOKED", ""},
+		{"slot closed", gateway.ErrSlotClosed, 409, "SLOT_CLOSED", ""},
+		{"key reused", gateway.ErrKeyReused, 422, "IDEMPOTENCY_KEY_REUSED", ""},
+		{"slot not found", gateway.ErrSlotNotFound, 404, "SLOT_NOT_FOUND", ""},
+		{"wrapped", fmt.Errorf("decision: %w", gateway.ErrSlotFull), 409, "SLOT_FULL", ""},
 		{"unavailable", gateway.ErrUnavailable, 503, "UNAVAILABLE", "1"},
 		{"rate limited", gateway.ErrRateLimited, 429, "RATE_LIMITED", "1"},
 		{"deadline", fmt.Errorf("publish: %w", context.DeadlineExceeded), 503, "UNAVAILABLE", "1"},
@@ -143,7 +143,7 @@ func TestBookErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
-			e.books.bookFn = func(booker.BookRequest) (gateway.BookingResult, error) {
+			e.books.bookFn = func(gateway.BookRequest) (gateway.BookingResult, error) {
 				return gateway.BookingResult{}, tt.err
 			}
 			r := e.book(t, "click-1", goodBody, nil)

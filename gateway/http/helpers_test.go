@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"termin/shared"
 	"testing"
 	"time"
 
@@ -17,7 +18,6 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 
-	"termin/booker"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 )
@@ -26,13 +26,13 @@ import (
 // a test sets; unset functions book appointment 9001 and cancel at once.
 type fakeBookings struct {
 	mu       sync.Mutex
-	bookFn   func(booker.BookRequest) (gateway.BookingResult, error)
-	cancelFn func(booker.Appointment) (bool, error)
-	books    []booker.BookRequest
+	bookFn   func(gateway.BookRequest) (gateway.BookingResult, error)
+	cancelFn func(gateway.Appointment) (bool, error)
+	books    []gateway.BookRequest
 	cancels  []int64
 }
 
-func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.BookingResult, error) {
+func (f *fakeBookings) RequestBooking(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
 	f.mu.Lock()
 	f.books = append(f.books, req)
 	fn := f.bookFn
@@ -40,12 +40,12 @@ func (f *fakeBookings) Book(_ context.Context, req booker.BookRequest) (gateway.
 	if fn != nil {
 		return fn(req)
 	}
-	return gateway.BookingResult{Appointment: booker.Appointment{
-		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked, CreatedAt: createdAt,
+	return gateway.BookingResult{Appointment: gateway.Appointment{
+		ID: 9001, SlotID: req.SlotID, PatientID: req.PatientID, Status: gateway.StatusBooked, CreatedAt: createdAt,
 	}}, nil
 }
 
-func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, error) {
+func (f *fakeBookings) RequestCancellation(_ context.Context, a gateway.Appointment) (bool, error) {
 	f.mu.Lock()
 	f.cancels = append(f.cancels, a.ID)
 	fn := f.cancelFn
@@ -56,10 +56,10 @@ func (f *fakeBookings) Cancel(_ context.Context, a booker.Appointment) (bool, er
 	return false, nil
 }
 
-func (f *fakeBookings) bookCalls() []booker.BookRequest {
+func (f *fakeBookings) bookCalls() []gateway.BookRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]booker.BookRequest(nil), f.books...)
+	return append([]gateway.BookRequest(nil), f.books...)
 }
 
 func (f *fakeBookings) cancelCalls() []int64 {
@@ -70,25 +70,25 @@ func (f *fakeBookings) cancelCalls() []int64 {
 
 // fakeReads serves fixed slots and appointments.
 type fakeReads struct {
-	slots map[int64][]booker.Slot
-	appts map[int64]booker.Appointment
+	slots map[int64][]gateway.Slot
+	appts map[int64]gateway.Appointment
 	err   error
 }
 
-func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ booker.Date) ([]booker.Slot, error) {
+func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ shared.Date) ([]gateway.Slot, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	return f.slots[doctorID], nil
 }
 
-func (f *fakeReads) Appointment(_ context.Context, id int64) (booker.Appointment, error) {
+func (f *fakeReads) Appointment(_ context.Context, id int64) (gateway.Appointment, error) {
 	if f.err != nil {
-		return booker.Appointment{}, f.err
+		return gateway.Appointment{}, f.err
 	}
 	a, ok := f.appts[id]
 	if !ok {
-		return booker.Appointment{}, booker.ErrAppointmentNotFound
+		return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 	}
 	return a, nil
 }
@@ -112,10 +112,10 @@ type envOptions struct {
 func newEnv(t *testing.T, opts envOptions) *env {
 	t.Helper()
 	e := &env{books: &fakeBookings{}, reads: &fakeReads{
-		slots: map[int64][]booker.Slot{},
-		appts: map[int64]booker.Appointment{
-			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: booker.StatusBooked, CreatedAt: createdAt},
-			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: booker.StatusCancelled, CreatedAt: createdAt},
+		slots: map[int64][]gateway.Slot{},
+		appts: map[int64]gateway.Appointment{
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt},
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt},
 		},
 	}, secret: opts.secret}
 	srv, err := gwhttp.NewServer(gwhttp.Config{

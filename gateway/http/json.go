@@ -2,11 +2,11 @@ package http
 
 import (
 	"encoding/json"
+	"termin/gateway"
+	"termin/shared"
 	"time"
 
 	"github.com/valyala/fasthttp"
-
-	"termin/booker"
 )
 
 // appointmentJSON is an appointment as the API shows it.
@@ -18,7 +18,7 @@ type appointmentJSON struct {
 	CreatedAt string `json:"createdAt"`
 }
 
-func toAppointmentJSON(a booker.Appointment) appointmentJSON {
+func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 	return appointmentJSON{
 		ID:        a.ID,
 		SlotID:    a.SlotID,
@@ -53,7 +53,7 @@ type slotsJSON struct {
 	Slots    []slotJSON `json:"slots"`
 }
 
-func toSlotsJSON(doctorID int64, day booker.Date, slots []booker.Slot) slotsJSON {
+func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot) slotsJSON {
 	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
 	for _, sl := range slots {
 		out.Slots = append(out.Slots, slotJSON{

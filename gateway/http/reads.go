@@ -6,7 +6,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"termin/booker"
 	"termin/shared"
 )
 
@@ -27,7 +26,7 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 		s.fail(ctx, invalid("the query parameter date=YYYY-MM-DD is required"))
 		return
 	}
-	day, err := booker.ParseDate(string(raw))
+	day, err := shared.ParseDate(string(raw))
 	if err != nil {
 		s.fail(ctx, invalid(err.Error()))
 		return

@@ -3,16 +3,15 @@ package http_test
 import (
 	"slices"
 	"strings"
+	"termin/gateway"
 	"testing"
 	"time"
-
-	"termin/booker"
 )
 
 func TestListSlots(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	start := time.Date(2026, 10, 12, 8, 0, 0, 0, time.FixedZone("CEST", 2*3600))
-	e.reads.slots[42] = []booker.Slot{
+	e.reads.slots[42] = []gateway.Slot{
 		{ID: 1001, DoctorID: 42, StartAt: start, EndAt: start.Add(15 * time.Minute), Capacity: 2, BookedCount: 1},
 	}
 	r := e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12"})
@@ -86,13 +85,13 @@ func TestCancelAlreadyCancelled(t *testing.T) {
 func TestCancelNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/404"}), 404, "APPOINTMENT_NOT_FOUND")
-	e.books.cancelFn = func(booker.Appointment) (bool, error) { return false, booker.ErrAppointmentNotFound }
+	e.books.cancelFn = func(gateway.Appointment) (bool, error) { return false, gateway.ErrAppointmentNotFound }
 	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/5"}), 404, "APPOINTMENT_NOT_FOUND")
 }
 
 func TestCancelQueued(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.books.cancelFn = func(booker.Appointment) (bool, error) { return true, nil }
+	e.books.cancelFn = func(gateway.Appointment) (bool, error) { return true, nil }
 	r := e.do(t, req{method: "DELETE", path: "/api/appointments/5"})
 	expectJSON(t, r, 202, `{"status":"QUEUED","retryAfterSeconds":1}`)
 	if ra := r.header["Retry-After"]; ra != "1" {

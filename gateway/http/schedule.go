@@ -10,7 +10,6 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"termin/booker/schedule"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -71,7 +70,7 @@ func parsePlan(body []byte) (shared.SchedulePlan, error) {
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
 		return shared.SchedulePlan{}, invalid("the body has data after the plan")
 	}
-	if _, err := schedule.Parse(plan); err != nil {
+	if _, err := shared.ParsePlan(plan); err != nil {
 		return shared.SchedulePlan{}, err
 	}
 	return plan, nil

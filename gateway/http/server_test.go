@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 
-	"termin/booker"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 )
@@ -126,7 +125,7 @@ func TestMetrics(t *testing.T) {
 
 func TestPanicIsInternalAndServerSurvives(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.books.bookFn = func(booker.BookRequest) (gateway.BookingResult, error) { panic("fake exploded") }
+	e.books.bookFn = func(gateway.BookRequest) (gateway.BookingResult, error) { panic("fake exploded") }
 	p := expectProblem(t, e.book(t, "click-1", goodBody, nil), 500, "INTERNAL")
 	if strings.Contains(p.Detail, "exploded") {
 		t.Errorf("detail leaks the panic: %q", p.Detail)

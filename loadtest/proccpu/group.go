@@ -27,8 +27,10 @@ func (g Group) matches(p Proc) bool {
 		if m == "" {
 			continue
 		}
-		if pid, err := strconv.Atoi(m); err == nil {
-			if pid == p.PID {
+		if pid, err := strconv.Atoi(strings.TrimSuffix(m, "+")); err == nil {
+			// "PID+" is a process and its children: a PostgreSQL server and
+			// its backends, apart from another cluster on the same machine.
+			if pid == p.PID || (strings.HasSuffix(m, "+") && pid == p.PPID) {
 				return true
 			}
 			continue

@@ -130,6 +130,19 @@ func TestSumKeepsEndedChildren(t *testing.T) {
 	}
 }
 
+// TestSumPIDPlusTakesChildren: "PID+" is one server and its children, not
+// another server's processes of the same name.
+func TestSumPIDPlusTakesChildren(t *testing.T) {
+	group := []proccpu.Group{{Label: "pg", Match: []string{"10+"}}}
+	proc := func(pid, ppid int, own uint64) proccpu.Proc {
+		return proccpu.Proc{Stat: proccpu.Stat{PID: pid, PPID: ppid, Comm: "postgres", Utime: own}}
+	}
+	s := proccpu.Sum([]proccpu.Proc{proc(10, 1, 1), proc(11, 10, 1), proc(20, 1, 1), proc(21, 20, 1)}, group)
+	if got := s.Groups["pg"].PIDs; !slices.Equal(got, []int{10, 11}) {
+		t.Errorf("pids %v, want [10 11]", got)
+	}
+}
+
 func TestPostgresDatabase(t *testing.T) {
 	of := proccpu.PostgresDatabase("lt")
 	for _, tt := range []struct {

@@ -27,6 +27,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
+	envconf.TuneGC()
 	cfg, err := app.ParseFlags(args)
 	if err != nil {
 		return err

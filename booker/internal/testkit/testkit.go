@@ -78,15 +78,15 @@ func removeNamespace(t testing.TB, js jetstream.JetStream, space shared.Namespac
 	}
 }
 
-// Eventually polls cond every 20 ms until it holds, failing the test with
-// what after timeout.
-func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
+// Settled fails while the consumer has messages pending or awaiting their
+// ack, saying how many: from then on, nothing more will be delivered.
+func Settled(cons jetstream.Consumer) error {
+	info, err := cons.Info(context.Background())
+	if err != nil {
+		return err
 	}
+	if info.NumPending != 0 || info.NumAckPending != 0 {
+		return fmt.Errorf("consumer %s: %d pending, %d awaiting their ack", info.Name, info.NumPending, info.NumAckPending)
+	}
+	return nil
 }

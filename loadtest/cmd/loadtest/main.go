@@ -124,7 +124,7 @@ func processFlags(fs *flag.FlagSet) func() []loadtest.ProcessGroup {
 	for i, g := range defaults {
 		envName := "LOADTEST_" + strings.ToUpper(strings.ReplaceAll(flags[i], "-", "_"))
 		vals = append(vals, fs.String(flags[i], env(envName, strings.Join(g.Match, ",")),
-			fmt.Sprintf("processes charged as %q: names or pids, comma-separated; empty = not measured (%s)", g.Label, envName)))
+			fmt.Sprintf("processes charged as %q: names or pids (PID+ adds its children: one PostgreSQL server apart from others), comma-separated; empty = not measured (%s)", g.Label, envName)))
 	}
 	return func() []loadtest.ProcessGroup {
 		out := []loadtest.ProcessGroup{}

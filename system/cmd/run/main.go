@@ -16,6 +16,7 @@ import (
 
 	bookerapp "termin/booker/app"
 	gatewayapp "termin/gateway/app"
+	"termin/shared/envconf"
 	"termin/system"
 )
 
@@ -29,6 +30,7 @@ func main() {
 }
 
 func run(ctx context.Context) error {
+	envconf.TuneGC()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	slog.SetDefault(logger)
 	bcfg, err := bookerapp.ParseFlags(nil)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"termin/booker"
-	"termin/booker/postgres"
+	"termin/gateway"
+	"termin/gateway/postgres"
 	"termin/migrations/pgtest"
 )
 
@@ -45,7 +45,7 @@ func TestUnavailableTellsOutagesFromBugs(t *testing.T) {
 		{"refused connection", refused, true},
 		{"timed-out statement", timedOut, true},
 		{"bad statement", bad, false},
-		{"slot full", booker.ErrSlotFull, false},
+		{"slot full", gateway.ErrSlotFull, false},
 		{"some other failure", errors.New("boom"), false},
 	}
 	for _, tt := range tests {

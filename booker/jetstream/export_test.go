@@ -1,0 +1,82 @@
+package jetstream
+
+import (
+	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"termin/shared"
+)
+
+// Lane is a worker's lane, for the tests of its batching.
+type Lane struct{ l *lane }
+
+// Entry is a parsed message, as the pool routes and batches it.
+type Entry = entry
+
+// NewLane makes a lane of batches of at most max.
+func NewLane(max int) Lane { return Lane{newLane(max)} }
+
+// Push adds e, waiting while the lane holds two batches.
+func (l Lane) Push(e *Entry) { l.l.push(e) }
+
+// Take returns the next batch, or false once closed and empty.
+func (l Lane) Take(wait time.Duration) ([]*Entry, bool) { return l.l.take(wait) }
+
+// Close ends the lane.
+func (l Lane) Close() { l.l.close() }
+
+// Held is the number of entries waiting in the lane.
+func (l Lane) Held() int {
+	l.l.mu.Lock()
+	defer l.l.mu.Unlock()
+	return len(l.l.msgs)
+}
+
+// NewEntry is a parsed command, as pull hands it to a lane.
+func NewEntry(cmd shared.Command) *Entry { return &entry{cmd: cmd} }
+
+// CommandOf is the entry's command.
+func CommandOf(e *Entry) shared.Command { return e.cmd }
+
+// Parse reads a pulled message as the pool does.
+func (w *Worker) Parse(m jetstream.Msg) *Entry { return w.parse(m) }
+
+// LaneOf routes an entry among lanes.
+func LaneOf(e *Entry, lanes int) int { return laneOf(e, lanes) }
+
+// Dispose names what becomes of a message after an attempt that ended in err.
+func Dispose(err error) string {
+	return [...]string{ack: "ack", nak: "nak", term: "term"}[dispose(err)]
+}
+
+// ErrMalformed marks a message no retry can make decidable.
+var ErrMalformed = errMalformed
+
+// Backoff is the redelivery delay after delivered attempts.
+var Backoff = backoff
+
+// Record keeps the first decision of key.
+func (w *Worker) Record(ctx context.Context, key string, d shared.Decision) (shared.Decision, error) {
+	return w.record(ctx, key, d)
+}
+
+// RecordedMany reads the decisions of the keys, by the bucket's subjects.
+func (w *Worker) RecordedMany(ctx context.Context, keys []string) (map[string]shared.Decision, error) {
+	subjects := make([]string, len(keys))
+	for i, k := range keys {
+		subjects[i] = w.decisionSubject(k)
+	}
+	found, err := w.recordedMany(ctx, subjects)
+	byKey := make(map[string]shared.Decision, len(found))
+	for i, s := range subjects {
+		if d, ok := found[s]; ok {
+			byKey[keys[i]] = d
+		}
+	}
+	return byKey, err
+}
+
+// ReadOneByOne makes the worker read decisions key by key, as it does on a
+// server without batched direct gets.
+func (w *Worker) ReadOneByOne() { w.oneByOne.Store(true) }

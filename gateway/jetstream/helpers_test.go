@@ -1,0 +1,131 @@
+package jetstream_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	natsjs "github.com/nats-io/nats.go/jetstream"
+	"termin/gateway/jetstream"
+	"termin/shared"
+)
+
+// bus is an in-process nats-server with the booking stream and the
+// decisions bucket a booker would have made, as the gateway finds them.
+type bus struct {
+	t   *testing.T
+	url string
+	nc  *nats.Conn
+	js  natsjs.JetStream
+	kv  natsjs.KeyValue
+	cfg jetstream.Config
+}
+
+func newBus(t *testing.T) *bus {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
+		StoreDir: t.TempDir(), NoSigs: true})
+	if err != nil {
+		t.Fatalf("nats-server: %v", err)
+	}
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready after 10 s")
+	}
+	b := &bus{t: t, url: ns.ClientURL(), cfg: jetstream.Config{Namespace: "gwtest", SubjectPrefix: shared.DefaultSubjectPrefix,
+		ReplyBudget: 2 * time.Second, PublishTimeout: 2 * time.Second, MaxWait: 10 * time.Second}}
+	b.nc = b.connect()
+	if b.js, err = natsjs.New(b.nc); err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.js.CreateStream(t.Context(), natsjs.StreamConfig{Name: b.cfg.Namespace.Name(shared.StreamName),
+		Subjects: []string{b.cfg.Namespace.Subject(b.cfg.SubjectPrefix) + ".>"}, Retention: natsjs.WorkQueuePolicy,
+		Duplicates: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.kv, err = b.js.CreateKeyValue(t.Context(), natsjs.KeyValueConfig{Bucket: b.cfg.Namespace.Name(shared.DecisionsBucket)}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (b *bus) connect() *nats.Conn {
+	b.t.Helper()
+	nc, err := nats.Connect(b.url)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(nc.Close)
+	return nc
+}
+
+// gateway is one gateway's queue on its own connection.
+func (b *bus) gateway() *jetstream.Queue {
+	b.t.Helper()
+	q, err := jetstream.New(b.t.Context(), b.connect(), b.cfg, quiet())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(func() { _ = q.Close() })
+	return q
+}
+
+// decideAll runs a booker that books every command it pulls: it records the
+// decision, replies to the waiting gateway and acknowledges, in that order.
+// It returns a channel of the commands it saw.
+func (b *bus) decideAll() <-chan shared.Command {
+	b.t.Helper()
+	cons, err := b.js.CreateOrUpdateConsumer(b.t.Context(), b.cfg.Namespace.Name(shared.StreamName),
+		natsjs.ConsumerConfig{Durable: shared.ConsumerName, AckPolicy: natsjs.AckExplicitPolicy})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	seen := make(chan shared.Command, 100)
+	cc, err := cons.Consume(func(m natsjs.Msg) {
+		var cmd shared.Command
+		if err := json.Unmarshal(m.Data(), &cmd); err != nil {
+			_ = m.Term()
+			return
+		}
+		seen <- cmd
+		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3,
+			Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
+		data, _ := json.Marshal(d)
+		if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
+			_ = m.Nak()
+			return
+		}
+		_ = b.nc.Publish(m.Headers().Get(shared.ReplyHeader), data)
+		_ = m.Ack()
+	})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(cc.Stop)
+	return seen
+}
+
+func booking(slot, patient int64, key string) shared.Command {
+	return shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: slot, PatientID: patient, IdempotencyKey: key}
+}
+
+// decision waits for ch's decision.
+func decision(t *testing.T, ch <-chan shared.Decision) (shared.Decision, bool) {
+	t.Helper()
+	select {
+	case d, ok := <-ch:
+		return d, ok
+	case <-time.After(15 * time.Second):
+		t.Fatal("no decision and no close within 15 s")
+		return shared.Decision{}, false
+	}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"time"
+)
+
+// line is one slot's side of the waiting room.
+type line struct {
+	slotID    int64
+	left      int       // places left as last learned
+	checkAt   time.Time // when a full line without a mark asks the database again
+	opensAt   time.Time
+	inflight  []*Ticket // admitted, undecided, in admission order
+	waiting   []*Ticket // arrival order
+	admitted  int       // tickets that ever left waiting at its head
+	pre       []*Ticket // arrived in the window before the opening
+	fullUntil time.Time
+	holders   map[int64]struct{}
+	rate      float64 // decisions per second, smoothed, for the estimated wait
+	starved   bool    // waiting for the gateway-wide bound on commands in flight
+	// windowStart and counted are the decisions counted towards the rate.
+	windowStart time.Time
+	counted     int
+	lastDone    time.Time
+}
+
+func (ln *line) knownFull(now time.Time, patient int64) bool {
+	if !now.Before(ln.fullUntil) {
+		return false
+	}
+	_, holds := ln.holders[patient]
+	return !holds
+}
+
+func remove(ts []*Ticket, t *Ticket) []*Ticket {
+	for i, u := range ts {
+		if u == t {
+			return append(ts[:i], ts[i+1:]...)
+		}
+	}
+	return ts
+}

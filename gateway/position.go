@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"slices"
+	"time"
+)
+
+// Position is the ticket's place in its line and the wait to suggest.
+func (r *Room) Position(t *Ticket) (int, time.Duration) {
+	p, retry, _, _ := r.Outlook(t)
+	return p, retry
+}
+
+// Outlook is Position with the estimated time to the ticket's decision;
+// known is false while its slot's pace is not measured yet.
+func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	position = t.line.position(t)
+	eta, known = t.line.eta(now, position)
+	return position, t.line.wait(now, position), eta, known
+}
+
+// position counts the requests ahead of t, t included. Clients ask for it
+// with every repeat, under the room's lock, while the line may be 100,000
+// long: a waiting ticket's position is computed, not searched. The admitted
+// are few (places left + margin) and leave in any order, so they are counted.
+func (ln *line) position(t *Ticket) int {
+	select {
+	case <-t.done:
+		return 1
+	default:
+	}
+	switch {
+	case t.pre:
+		return len(ln.pre)
+	case t.admitted:
+		return max(1, slices.Index(ln.inflight, t)+1)
+	}
+	return len(ln.inflight) + t.seq - ln.admitted + 1
+}
+
+// wait estimates when a client at position should ask again.
+func (ln *line) wait(now time.Time, position int) time.Duration {
+	eta, known := ln.eta(now, position)
+	switch {
+	case now.Before(ln.opensAt):
+		return eta + time.Second
+	case !known:
+		return time.Second
+	}
+	return min(max(eta, time.Second), 30*time.Second)
+}
+
+// eta estimates how long the request at position waits for its decision;
+// known is false while the line has no measured pace yet.
+func (ln *line) eta(now time.Time, position int) (eta time.Duration, known bool) {
+	if now.Before(ln.opensAt) {
+		return ln.opensAt.Sub(now), true
+	}
+	if ln.rate <= 0 {
+		return 0, false
+	}
+	return time.Duration(float64(position) / ln.rate * float64(time.Second)), true
+}
+
+// rateWindow is the span over which a line counts its decisions. The booker
+// decides in batches, many at one instant: the gaps between single decisions
+// say nothing of the pace, so the rate is decisions per window.
+const rateWindow = time.Second
+
+// observe counts one more decision and, once a window is over, folds its
+// count into the smoothed rate. A window that a pause stretched past ten
+// windows is dropped: it would show the pause, not the pace.
+func (ln *line) observe(now time.Time) {
+	switch el := now.Sub(ln.windowStart); {
+	case ln.windowStart.IsZero() || el > 10*rateWindow:
+		ln.windowStart, ln.counted = now, 0
+	case el >= rateWindow:
+		r := float64(ln.counted) / el.Seconds()
+		if ln.rate == 0 {
+			ln.rate = r
+		} else {
+			ln.rate = 0.5*ln.rate + 0.5*r
+		}
+		ln.windowStart, ln.counted = now, 0
+	}
+	ln.counted++
+	ln.lastDone = now
+}

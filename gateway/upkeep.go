@@ -1,0 +1,54 @@
+package gateway
+
+import (
+	"time"
+)
+
+// Sizes reports the requests waiting in lines and in pre-queues, for metrics.
+func (r *Room) Sizes() (waiting, pre int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, ln := range r.lines {
+		waiting += len(ln.waiting)
+		pre += len(ln.pre)
+	}
+	return waiting, pre
+}
+
+// Held counts the tickets the room holds, decided or not. A caller that must
+// know a request has taken its place in line (a test of the arrival order)
+// waits for it to grow.
+func (r *Room) Held() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.tickets)
+}
+
+// Sweep forgets tickets decided more than keep ago, tickets stuck undecided
+// for longer than stale (their decision is on record for a repeat), and lines
+// nothing depends on any more. It keeps memory bounded after a burst.
+func (r *Room) Sweep(keep, stale time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	for id, t := range r.tickets {
+		select {
+		case <-t.done:
+			if now.Sub(t.closedAt) > keep {
+				delete(r.tickets, id)
+			}
+		default:
+			if t.admitted && now.Sub(t.madeAt) > stale {
+				r.releaseLocked(t)
+				delete(r.tickets, id)
+			}
+		}
+	}
+	for id, ln := range r.lines {
+		// A line primed for an opening (see Warmer) waits for its opening.
+		if len(ln.inflight)+len(ln.waiting)+len(ln.pre) == 0 && !now.Before(ln.fullUntil) && now.Sub(ln.lastDone) > keep &&
+			now.Sub(ln.opensAt) > keep {
+			delete(r.lines, id)
+		}
+	}
+}
