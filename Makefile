@@ -65,3 +65,19 @@ bench:
 lint:
 	$(GO) vet $(MODULES)
 	$(GO) run $(STATICCHECK) $(MODULES)
+
+# Go native fuzzing of what arrives from outside: the booking body, bearer
+# tokens, commands on the bus, working plans. `make test` runs the seed
+# corpora (testdata/fuzz); this target fuzzes each for FUZZTIME. A failing
+# input is written to testdata/fuzz and fails `make test` from then on.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := FuzzBookingBody:./gateway/http FuzzBearerToken:./gateway/http \
+	FuzzDecodeCommand:./booker/jetstream FuzzParsePlan:./booker/schedule
+
+.PHONY: fuzz
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; pkg=$${t#*:}; \
+		echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -parallel 2 $$pkg; \
+	done

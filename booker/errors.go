@@ -1,6 +1,15 @@
 package booker
 
-import "termin/shared"
+import (
+	"errors"
+
+	"termin/shared"
+)
+
+// ErrPermanent marks a command the database refuses for its data (SQLSTATE
+// classes 22 and 23 that are no known decision): every attempt would fail
+// the same way, so it is parked instead of retried.
+var ErrPermanent = errors.New("the database refuses the command's data")
 
 // The domain's errors. Every adapter translates its own failures into these;
 // each carries the code the wire and the HTTP API name it by.

@@ -26,7 +26,7 @@ func (r *Room) SlotState(s shared.SlotState) {
 	now := r.now()
 	ln := r.lines[s.SlotID]
 	if ln == nil {
-		if s.Left > 0 {
+		if s.Left > 0 || len(r.lines) >= r.maxLines() {
 			return // nothing here depends on a slot the room has not seen
 		}
 		ln = &line{slotID: s.SlotID}

@@ -33,15 +33,27 @@ type Limiter struct {
 	limit  int
 	window time.Duration
 	now    func() time.Time
-	mu     sync.Mutex
-	seen   map[int64][]Attempt // the patient's latest attempts, at most limit
-	outbox []Attempt
+	// MaxPatients bounds the patients tracked at once. Past it the expired
+	// are swept, and if none has expired one tracked patient is forgotten: a
+	// flood of ids may cost one patient a fresh window, never the memory.
+	MaxPatients int
+	mu          sync.Mutex
+	seen        map[int64][]Attempt // the patient's latest attempts, at most limit
+	outbox      []Attempt
 }
+
+// DefaultMaxPatients is far above the patients active in one window at an
+// opening (20,000 in the load test), at about 200 bytes each.
+const DefaultMaxPatients = 1 << 20
+
+// maxSkew is how far ahead of this gateway's clock another replica's attempt
+// may be dated: the replicas' clock difference, not a day.
+const maxSkew = 2 * time.Second
 
 // NewLimiter allows limit attempts per window as the clock now tells time; a
 // limit of 0 or less allows all.
 func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
-	return &Limiter{limit: limit, window: window, now: now, seen: make(map[int64][]Attempt)}
+	return &Limiter{limit: limit, window: window, now: now, MaxPatients: DefaultMaxPatients, seen: make(map[int64][]Attempt)}
 }
 
 // Allow decides an attempt of patient with the hashed key; when it refuses,
@@ -69,6 +81,9 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	if inWindow >= l.limit {
 		return false, time.Duration(ring[oldest].At + int64(l.window) - now)
 	}
+	if ring == nil {
+		l.makeRoomLocked(now)
+	}
 	a := Attempt{Patient: patient, Key: key, At: now}
 	l.record(ring, oldest, a)
 	l.outbox = append(l.outbox, a)
@@ -88,11 +103,21 @@ func (l *Limiter) Seen(patient int64, key uint64) bool {
 	return false
 }
 
-// Observe records an attempt another replica allowed.
+// Observe records an attempt another replica allowed. An attempt that cannot
+// be one is dropped: a patient id that is not positive, or a time outside the
+// window as this clock sees it (a forged date ahead would lock a patient out
+// until then).
 func (l *Limiter) Observe(a Attempt) {
+	now := l.now().UnixNano()
+	if l.limit <= 0 || a.Patient <= 0 || a.At > now+int64(maxSkew) || a.At <= now-int64(l.window) {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ring := l.seen[a.Patient]
+	if ring == nil {
+		l.makeRoomLocked(now)
+	}
 	oldest := 0
 	for i, b := range ring {
 		if b.Key == a.Key {
@@ -113,6 +138,28 @@ func (l *Limiter) record(ring []Attempt, oldest int, a Attempt) {
 	ring[oldest] = a
 }
 
+// makeRoomLocked keeps a new patient within MaxPatients: it sweeps the
+// expired, and if none has, forgets one tracked patient.
+func (l *Limiter) makeRoomLocked(now int64) {
+	if l.MaxPatients <= 0 || len(l.seen) < l.MaxPatients {
+		return
+	}
+	l.sweepLocked(now - int64(l.window))
+	for p := range l.seen {
+		if len(l.seen) < l.MaxPatients {
+			return
+		}
+		delete(l.seen, p)
+	}
+}
+
+// Patients is the number of patients tracked, for tests and metrics.
+func (l *Limiter) Patients() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.seen)
+}
+
 // Outbox hands over the attempts allowed here since the last call, appended to buf.
 func (l *Limiter) Outbox(buf []Attempt) []Attempt {
 	l.mu.Lock()
@@ -128,6 +175,10 @@ func (l *Limiter) Sweep() {
 	cutoff := l.now().UnixNano() - int64(l.window)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.sweepLocked(cutoff)
+}
+
+func (l *Limiter) sweepLocked(cutoff int64) {
 	for p, ring := range l.seen {
 		latest := int64(0)
 		for _, a := range ring {

@@ -120,3 +120,55 @@ func BenchmarkKnownFull(b *testing.B) {
 		}
 	}
 }
+
+// TestLimiterRefusesForgedDates: an attempt dated ahead (a forged message
+// on gateway.attempts) or long gone does not count against the patient.
+func TestLimiterRefusesForgedDates(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	l := newLimiter(c)
+	tests := []struct {
+		name string
+		at   time.Time
+		want int
+	}{
+		{"a day ahead", c.t.Add(24 * time.Hour), 0},
+		{"a minute ahead", c.t.Add(time.Minute), 0},
+		{"before the window", c.t.Add(-11 * time.Second), 0},
+		{"within the clocks' skew", c.t.Add(time.Second), 1},
+		{"a second ago", c.t.Add(-time.Second), 2},
+	}
+	for i, tt := range tests {
+		l.Observe(gateway.Attempt{Patient: 77, Key: uint64(i + 1), At: tt.at.UnixNano()})
+		if got := l.Attempts(77); got != tt.want {
+			t.Errorf("%s: %d attempts counted, want %d", tt.name, got, tt.want)
+		}
+	}
+	l.Observe(gateway.Attempt{Patient: -1, Key: 9, At: c.t.UnixNano()})
+	if l.Patients() != 1 {
+		t.Errorf("%d patients tracked, want 1 (a negative id is no patient)", l.Patients())
+	}
+}
+
+// TestLimiterBoundsPatients: however many ids arrive, from clients or the
+// bus, the limiter tracks at most MaxPatients, expired ones going first.
+func TestLimiterBoundsPatients(t *testing.T) {
+	c := &clock{t: time.Unix(1_800_000_000, 0)}
+	l := newLimiter(c)
+	l.MaxPatients = 100
+	for p := int64(1); p <= 50; p++ {
+		l.Allow(p, 1)
+	}
+	c.advance(11 * time.Second) // the first 50 expire
+	for p := int64(1001); p <= 1100; p++ {
+		if ok, _ := l.Allow(p, 1); !ok {
+			t.Fatalf("patient %d refused", p)
+		}
+		l.Observe(gateway.Attempt{Patient: p + 10_000, Key: 1, At: c.t.UnixNano()})
+		if n := l.Patients(); n > 100 {
+			t.Fatalf("%d patients tracked, bound 100", n)
+		}
+	}
+	if l.Attempts(1) != 0 {
+		t.Error("an expired patient is still counted")
+	}
+}

@@ -16,11 +16,14 @@ import (
 // key make one database query. Reads pass everything else through.
 type SlotLists struct {
 	Reads
-	ttl     time.Duration
-	zone    *time.Location
-	mu      sync.Mutex
-	entries map[listKey]cachedList
-	group   singleflight.Group
+	// MaxEntries bounds the cached lists: any doctor id and date a client
+	// asks for is a key. Past it the cache starts afresh (no LRU to keep).
+	MaxEntries int
+	ttl        time.Duration
+	zone       *time.Location
+	mu         sync.Mutex
+	entries    map[listKey]cachedList
+	group      singleflight.Group
 }
 
 type listKey struct {
@@ -36,7 +39,7 @@ type cachedList struct {
 // NewSlotLists caches the lists of reads for ttl; zone is the clinic's, in
 // which an announced start time falls on a date.
 func NewSlotLists(reads Reads, ttl time.Duration, zone *time.Location) *SlotLists {
-	return &SlotLists{Reads: reads, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
+	return &SlotLists{Reads: reads, MaxEntries: 100_000, ttl: ttl, zone: zone, entries: make(map[listKey]cachedList)}
 }
 
 // ListSlots serves the list from the cache or the database.
@@ -53,7 +56,7 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Da
 		slots, err := c.Reads.ListSlots(ctx, doctorID, day)
 		if err == nil {
 			c.mu.Lock()
-			if len(c.entries) > 100_000 {
+			if len(c.entries) >= c.MaxEntries {
 				clear(c.entries)
 			}
 			c.entries[k] = cachedList{slots: slots, expires: time.Now().Add(c.ttl)}
@@ -65,6 +68,13 @@ func (c *SlotLists) ListSlots(ctx context.Context, doctorID int64, day shared.Da
 		return nil, err
 	}
 	return v.([]Slot), nil
+}
+
+// Len is the number of cached lists.
+func (c *SlotLists) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // Invalidate drops the list of the doctor's day that contains startAt.

@@ -33,7 +33,15 @@ type RoomConfig struct {
 	PreWindow time.Duration
 	// Seed drives the opening lottery; the same seed gives the same order.
 	Seed uint64
+	// MaxLines bounds the slots the room keeps state for; 0 means
+	// DefaultMaxLines. Past it, a full mark announced for a slot the room has
+	// not seen is not kept (a mark only saves a queue round trip).
+	MaxLines int
 }
+
+// DefaultMaxLines is far above the slots of one opening (80,000 for 2,000
+// doctors with 40 slots), at a few hundred bytes each.
+const DefaultMaxLines = 500_000
 
 // DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
 func DefaultRoomConfig() RoomConfig {

@@ -84,6 +84,13 @@ func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, tim
 // database round trip on some booking's path, which warming saves.
 func (c *SlotCache) Reads() int64 { return c.reads.Load() }
 
+// Len is the number of cached slots.
+func (c *SlotCache) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.entries)
+}
+
 // Prime puts slots read at readAt into the cache until expires: the warmer
 // loads a whole opening's slots this way before its first click.
 func (c *SlotCache) Prime(slots []Slot, readAt, expires time.Time) {

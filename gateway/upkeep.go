@@ -15,6 +15,20 @@ func (r *Room) Sizes() (waiting, pre int) {
 	return waiting, pre
 }
 
+// Lines is the number of slots the room keeps state for.
+func (r *Room) Lines() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.lines)
+}
+
+func (r *Room) maxLines() int {
+	if r.cfg.MaxLines > 0 {
+		return r.cfg.MaxLines
+	}
+	return DefaultMaxLines
+}
+
 // Held counts the tickets the room holds, decided or not. A caller that must
 // know a request has taken its place in line (a test of the arrival order)
 // waits for it to grow.

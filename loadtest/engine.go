@@ -129,6 +129,9 @@ func (e *engine) booking(tgt *vegeta.Target, c *click) {
 	tgt.URL = e.opts.GatewayURL + "/api/appointments#" + strconv.Itoa(c.id)
 	tgt.Body = fmt.Appendf(nil, `{"slotId":%d,"patientId":%d}`, c.slot, c.patient)
 	tgt.Header = http.Header{"Idempotency-Key": {c.key}, "Content-Type": {"application/json"}}
+	if e.opts.AuthToken != "" {
+		tgt.Header.Set("Authorization", "Bearer "+e.opts.AuthToken)
+	}
 }
 
 func (e *engine) newRead(tgt *vegeta.Target) error {
@@ -136,6 +139,9 @@ func (e *engine) newRead(tgt *vegeta.Target) error {
 	path := e.load.read(e.readRng)
 	e.readMu.Unlock()
 	tgt.Method, tgt.URL = http.MethodGet, e.opts.GatewayURL+path
+	if e.opts.AuthToken != "" {
+		tgt.Header = http.Header{"Authorization": {"Bearer " + e.opts.AuthToken}}
+	}
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"termin/booker/jetstream"
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+	gwhttp "termin/gateway/http"
 	"termin/loadtest"
 	"termin/migrations/pgtest"
 	"termin/system"
@@ -36,7 +37,7 @@ func startSystem(t *testing.T, decorate func(booker.Service) booker.Service) (*s
 		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true,
 			Stream: jetstream.DefaultConfig(), Decorate: decorate},
 		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: 500 * time.Millisecond,
-			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking",
+			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking", Auth: gwhttp.AuthConfig{Disabled: true},
 			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
 	})
 	if err != nil {

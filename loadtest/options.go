@@ -31,8 +31,11 @@ const (
 // Options configure one run. Zero values take the scenario's defaults (see
 // WithDefaults), so that a test can shrink a run by naming only what differs.
 type Options struct {
-	Scenario         string
-	GatewayURL       string
+	Scenario   string
+	GatewayURL string
+	// AuthToken is sent as the bearer token of every request: an admin's,
+	// since the run books for thousands of patients. Empty sends none.
+	AuthToken        string
 	BookerMetricsURL string // empty skips the booker's metrics
 	DatabaseURL      string
 	// Rate is the offered rate of new booking clicks per second (the first

@@ -121,7 +121,7 @@ func startGatewayOn(t *testing.T, dbURL, natsURL string, log *slog.Logger) *gate
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: dbURL, NATSURL: natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: time.Second, ReadConns: 4,
-		SubjectPrefix: shared.DefaultSubjectPrefix, Logger: log,
+		SubjectPrefix: shared.DefaultSubjectPrefix, Logger: log, Auth: noAuth,
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	})
 	if err != nil {

@@ -28,7 +28,7 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 2, BatchSize: 50,
 			BatchWait: 2 * time.Millisecond, DBConns: 4, Migrate: true, Stream: jetstream.DefaultConfig()},
 		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: replyBudget,
-			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking",
+			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking", Auth: noAuth,
 			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
 	})
 	if err != nil {
@@ -72,6 +72,11 @@ func listSlots(t *testing.T, base string, doctor int, date string) []listedSlot 
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	return decodeSlots(t, resp)
+}
+
+func decodeSlots(t *testing.T, resp *http.Response) []listedSlot {
+	t.Helper()
 	var body struct{ Slots []listedSlot }
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("list: %d %v", resp.StatusCode, err)

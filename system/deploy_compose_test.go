@@ -29,6 +29,7 @@ type composeService struct {
 	Healthcheck *struct {
 		Test []string `yaml:"test"`
 	} `yaml:"healthcheck"`
+	Ports    []string `yaml:"ports"`
 	Restart  string   `yaml:"restart"`
 	Volumes  []string `yaml:"volumes"`
 	Profiles []string `yaml:"profiles"`
@@ -44,8 +45,7 @@ type composeBuild struct {
 // build and image makes sense, and that the NATS nodes form one JetStream
 // cluster with the booking stream at three replicas.
 func TestComposeFile(t *testing.T) {
-	var c compose
-	readYAML(t, "docker-compose.yml", &c)
+	c := readCompose(t)
 	for _, name := range []string{"postgres", "nats-1", "nats-2", "nats-3", "booker-1", "booker-2",
 		"gateway-1", "gateway-2", "lb", "prometheus", "grafana"} {
 		if _, ok := c.Services[name]; !ok {
@@ -70,6 +70,7 @@ func checkService(t *testing.T, c compose, name string, svc composeService) {
 	if svc.Build != nil {
 		checkBuild(t, name, svc)
 	}
+	checkPorts(t, name, svc)
 	for dep := range svc.DependsOn {
 		if _, ok := c.Services[dep]; !ok {
 			t.Errorf("%s depends on unknown service %s", name, dep)
@@ -159,7 +160,9 @@ func checkNATSCluster(t *testing.T, c compose) {
 		if !slices.Contains(svc.Volumes, "./deploy/nats/nats.conf:/etc/nats/nats.conf:ro") {
 			t.Errorf("%s does not mount deploy/nats/nats.conf", name)
 		}
-		t.Setenv("NATS_SERVER_NAME", svc.Environment["NATS_SERVER_NAME"])
+		for k, v := range svc.Environment {
+			t.Setenv(k, v)
+		}
 		opts, err := server.ProcessConfigFile(filepath.Join(repoRoot, "deploy/nats/nats.conf"))
 		if err != nil {
 			t.Fatalf("nats.conf: %v", err)
@@ -178,6 +181,7 @@ func checkNATSCluster(t *testing.T, c compose) {
 		case !slices.Equal(routes, []string{"nats-1", "nats-2", "nats-3"}):
 			t.Errorf("%s: routes %v; want the three nodes", name, routes)
 		}
+		checkNATSUsers(t, name, opts)
 	}
 }
 

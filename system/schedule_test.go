@@ -16,11 +16,11 @@ import (
 
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
-
+	gwhttp "termin/gateway/http"
 	"termin/shared/poll"
 )
 
-const scheduleSecret = "schedule-test-secret"
+const scheduleSecret = "schedule-test-secret-of-32-bytes-at-least"
 
 // everyDay is a plan of 30-minute slots from 08:00 to 10:00 on every weekday.
 const everyDay = `{"slotMinutes":30,"capacity":2,"horizonDays":3,"weekly":[` +
@@ -36,7 +36,7 @@ func (s *stack) startAuthGateway() *gatewayapp.App {
 	defer cancel()
 	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin, Namespace: s.space,
-		AuthSecret: []byte(scheduleSecret), ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond,
+		Auth: gwhttp.AuthConfig{Secret: []byte(scheduleSecret)}, ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond,
 		ReadConns: 4, SubjectPrefix: "booking", Logger: quietLogger(), RateLimit: 5, RateWindow: 10 * time.Second,
 		Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second, ScheduleTimeout: 2 * time.Second,
 	})

@@ -24,6 +24,7 @@ import (
 	"termin/booker/jetstream"
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+	gwhttp "termin/gateway/http"
 	"termin/migrations/pgtest"
 	"termin/shared"
 	"termin/system"
@@ -32,6 +33,9 @@ import (
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 const replyBudget = 500 * time.Millisecond
+
+// noAuth is the gateway's authentication in tests that are not about it.
+var noAuth = gwhttp.AuthConfig{Disabled: true}
 
 // stack is one booking system in this test: a fresh database, the
 // nats-server at TEST_NATS_URL or an in-process one, a booker and a gateway,
@@ -97,7 +101,7 @@ func (s *stack) startGatewayWith(adjust func(*gatewayapp.Config)) *gatewayapp.Ap
 	cfg := gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
-		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(),
+		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: noAuth,
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
 	}
 	if adjust != nil {

@@ -15,6 +15,7 @@ import (
 	bookerapp "termin/booker/app"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pglocal"
+	"termin/shared"
 )
 
 // Config says where the system's parts live; empty URLs are found or started.
@@ -33,8 +34,21 @@ type System struct {
 	Booker  *bookerapp.App
 	Gateway *gatewayapp.App
 	nats    *server.Server
-	// DatabaseURL and NATSURL are what the parts were connected to.
+	// DatabaseURL and NATSURL are what the parts were connected to; NATSURL
+	// carries no credentials.
 	DatabaseURL, NATSURL string
+	// natsPasswords are the embedded server's users' passwords; nil when
+	// the system uses a server at NATS_URL.
+	natsPasswords map[string]string
+}
+
+// NATSUserURL is NATSURL with the credentials of one of the embedded
+// server's users (GatewayUser, BookerUser); NATSURL itself on another server.
+func (s *System) NATSUserURL(user string) string {
+	if s.natsPasswords == nil {
+		return s.NATSURL
+	}
+	return WithUser(s.NATSURL, user, s.natsPasswords[user])
 }
 
 // Start brings everything up; on failure it stops what it started.
@@ -52,14 +66,14 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 	if s.DatabaseURL, err = findPostgres(ctx, cfg); err != nil {
 		return err
 	}
-	if s.NATSURL, s.nats, err = findNATS(cfg); err != nil {
+	if err = s.findNATS(cfg); err != nil {
 		return err
 	}
-	cfg.Booker.DatabaseURL, cfg.Booker.NATSURL, cfg.Booker.Logger = s.DatabaseURL, s.NATSURL, cfg.Logger
+	cfg.Booker.DatabaseURL, cfg.Booker.NATSURL, cfg.Booker.Logger = s.DatabaseURL, s.NATSUserURL(BookerUser), cfg.Logger
 	if s.Booker, err = bookerapp.Start(ctx, cfg.Booker); err != nil {
 		return fmt.Errorf("booker: %w", err)
 	}
-	cfg.Gateway.DatabaseURL, cfg.Gateway.NATSURL, cfg.Gateway.Logger = s.DatabaseURL, s.NATSURL, cfg.Logger
+	cfg.Gateway.DatabaseURL, cfg.Gateway.NATSURL, cfg.Gateway.Logger = s.DatabaseURL, s.NATSUserURL(GatewayUser), cfg.Logger
 	if s.Gateway, err = gatewayapp.Start(ctx, cfg.Gateway); err != nil {
 		return fmt.Errorf("gateway: %w", err)
 	}
@@ -87,16 +101,23 @@ func findPostgres(ctx context.Context, cfg Config) (string, error) {
 }
 
 // findNATS uses NATS_URL when a server answers there, else starts an embedded
-// nats-server with JetStream, data under the data directory.
-func findNATS(cfg Config) (string, *server.Server, error) {
+// nats-server with JetStream, data under the data directory, that admits
+// only the gateway's and the booker's users, with passwords made now.
+func (s *System) findNATS(cfg Config) error {
 	if cfg.NATSURL != "" && Answers(cfg.NATSURL) {
-		return cfg.NATSURL, nil, nil
+		s.NATSURL = cfg.NATSURL
+		return nil
 	}
-	ns, err := StartNATS(filepath.Join(cfg.DataDir, "nats"), server.RANDOM_PORT)
+	prefix := cfg.Booker.Stream.SubjectPrefix
+	if prefix == "" {
+		prefix = shared.DefaultSubjectPrefix
+	}
+	ns, passwords, err := StartSecureNATS(filepath.Join(cfg.DataDir, "nats"), server.RANDOM_PORT, cfg.Booker.Stream.Namespace, prefix)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
-	return ns.ClientURL(), ns, nil
+	s.nats, s.natsPasswords, s.NATSURL = ns, passwords, ns.ClientURL()
+	return nil
 }
 
 // Shutdown stops the gateway first, so no new request arrives, then the

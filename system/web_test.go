@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	gatewayapp "termin/gateway/app"
+	gwhttp "termin/gateway/http"
 	"termin/system"
 )
 
@@ -34,7 +35,7 @@ func newWebStack(t *testing.T) *webStack {
 	s := newStack(t)
 	secret := []byte(rand.Text() + rand.Text())
 	w := &webStack{stack: s, secret: secret}
-	w.page = s.startGatewayWith(func(c *gatewayapp.Config) { c.AuthSecret = secret })
+	w.page = s.startGatewayWith(func(c *gatewayapp.Config) { c.Auth = gwhttp.AuthConfig{Secret: secret} })
 	return w
 }
 
@@ -51,7 +52,7 @@ func (w *webStack) link(patient int64) string {
 // postAs books through the page's gateway with the patient's token.
 func (w *webStack) postAs(patient, slot int64, key string) answer {
 	w.t.Helper()
-	tok, err := system.PatientToken(w.secret, patient, time.Hour)
+	tok, err := system.SignToken(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
-		Log: a.cfg.Logger, Retries: 3, Announcer: &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
+		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
 	return a.startSchedules()
 }
 

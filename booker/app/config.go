@@ -80,11 +80,13 @@ func ParseFlags(args []string) (Config, error) {
 	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
 	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the gateways' must match (NATS_NAMESPACE)")
+	fs.IntVar(&cfg.Stream.MaxDeliver, "max-deliver", envconf.Int("BOOKER_MAX_DELIVER", cfg.Stream.MaxDeliver), "deliveries of a command before it is parked on the dead-letter stream (BOOKER_MAX_DELIVER)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envconf.Int("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
 	finishNotify := notifyFlags(fs, &cfg)
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

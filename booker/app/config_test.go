@@ -1,6 +1,10 @@
 package app_test
 
 import (
+	"errors"
+	"flag"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -23,5 +27,25 @@ func TestNamespaceFlag(t *testing.T) {
 		case tt.err == "" && (err != nil || string(cfg.Stream.Namespace) != tt.want):
 			t.Errorf("%q: namespace %q (error %v), want %q", tt.value, cfg.Stream.Namespace, err, tt.want)
 		}
+	}
+}
+
+// TestHelpShowsNoPasswords: -h prints each flag's default, taken from the
+// environment; the URLs' passwords must not be printed with them.
+func TestHelpShowsNoPasswords(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://termin:pg-password-in-env@db:5432/termin")
+	t.Setenv("NATS_URL", "nats://booker:nats-password-in-env@n1:4222")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	_, err = app.ParseFlags([]string{"-h"})
+	os.Stderr = stderr
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if !errors.Is(err, flag.ErrHelp) || strings.Contains(string(out), "password-in-env") || !strings.Contains(string(out), "DATABASE_URL") {
+		t.Errorf("-h (%v) shows a password or not the settings:\n%s", err, out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"termin/booker/jetstream"
 	"termin/booker/notify"
 	"termin/booker/outbox"
 	"termin/shared"
@@ -23,6 +24,7 @@ var watched = []struct{ stream, consumer string }{
 	{outbox.StreamName, notify.ConsumerName},
 	{"KV_" + shared.DecisionsBucket, ""},
 	{notify.DeadStream, ""},
+	{jetstream.DeadStream, ""},
 }
 
 // streamCollector asks JetStream for each watched stream's and consumer's

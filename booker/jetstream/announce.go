@@ -26,8 +26,17 @@ type Announcer struct {
 	// Refresh is the least time between two announcements of one full slot
 	// made because of refusals; the gateways' marks last longer.
 	Refresh time.Duration
-	last    sync.Map // slot id → time of the last refusal-driven announcement
+	// MaxTracked bounds the slots whose last refusal-driven announcement is
+	// remembered; 0 means DefaultMaxTracked. Past it the entries older than
+	// Refresh are dropped (they no longer hold anything back), and if none
+	// is, all are: the worst case is one extra announcement per slot.
+	MaxTracked int
+	mu         sync.Mutex
+	last       map[int64]time.Time // slot id → time of the last refusal-driven announcement
 }
+
+// DefaultMaxTracked is far above the slots refused within one Refresh.
+const DefaultMaxTracked = 100_000
 
 // Booked is the slot's state after a new booking. A full slot's holders come
 // with the booking when the deciding transaction learned them.
@@ -47,11 +56,42 @@ func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) shared
 // when it is not yet time.
 func (a *Announcer) Refused(ctx context.Context, slotID int64) (s shared.SlotState, ok bool) {
 	now := time.Now()
-	if last, ok := a.last.Load(slotID); ok && now.Sub(last.(time.Time)) < a.Refresh {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if last, ok := a.last[slotID]; ok && now.Sub(last) < a.Refresh {
 		return s, false
 	}
-	a.last.Store(slotID, now)
+	a.makeRoomLocked(now)
+	a.last[slotID] = now
 	return shared.SlotState{SlotID: slotID, Left: 0}, true
+}
+
+func (a *Announcer) makeRoomLocked(now time.Time) {
+	limit := a.MaxTracked
+	if limit <= 0 {
+		limit = DefaultMaxTracked
+	}
+	if a.last == nil {
+		a.last = make(map[int64]time.Time)
+	}
+	if len(a.last) < limit {
+		return
+	}
+	for id, at := range a.last {
+		if now.Sub(at) >= a.Refresh {
+			delete(a.last, id)
+		}
+	}
+	if len(a.last) >= limit {
+		clear(a.last)
+	}
+}
+
+// Tracked is the number of slots whose last announcement is remembered.
+func (a *Announcer) Tracked() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.last)
 }
 
 // Send announces a batch's slot states in one message: at 7:00 nearly every

@@ -94,7 +94,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 func (w *Worker) retry(ctx context.Context, fn func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := fn()
-		if err == nil || attempt >= w.Retries {
+		if err == nil || attempt >= w.Retries || errors.Is(err, booker.ErrPermanent) {
 			return err
 		}
 		w.Metrics.Retries.Inc()

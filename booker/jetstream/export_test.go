@@ -45,10 +45,15 @@ func (w *Worker) Parse(m jetstream.Msg) *Entry { return w.parse(m) }
 // LaneOf routes an entry among lanes.
 func LaneOf(e *Entry, lanes int) int { return laneOf(e, lanes) }
 
-// Dispose names what becomes of a message after an attempt that ended in err.
+// Dispose names what becomes of a message after an attempt that ended in
+// err, at its first delivery: "term" when it is parked (and terminated).
 func Dispose(err error) string {
-	return [...]string{ack: "ack", nak: "nak", term: "term"}[dispose(err)]
+	a, _ := (&Worker{}).dispose(&entry{err: err, delivered: 1})
+	return [...]string{ack: "ack", nak: "nak", dead: "term"}[a]
 }
+
+// DecodeCommand is the worker's command decoder, for the black-box tests.
+var DecodeCommand = decodeCommand
 
 // ErrMalformed marks a message no retry can make decidable.
 var ErrMalformed = errMalformed

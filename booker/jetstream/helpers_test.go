@@ -95,7 +95,8 @@ func newQueue(t *testing.T, svc booker.BatchService) *queue {
 	}
 	q := &queue{t: t, nc: nc, js: js, cfg: cfg, cons: cons, kv: kv, replies: make(chan shared.Decision, 1000),
 		inbox: nats.NewInbox(), metrics: jetstream.NewMetrics(prometheus.NewRegistry())}
-	q.worker = &jetstream.Worker{Service: svc, Decisions: kv, JS: js, Conn: nc, Metrics: q.metrics, Log: quiet()}
+	q.worker = &jetstream.Worker{Service: svc, Decisions: kv, JS: js, Conn: nc, Metrics: q.metrics, Log: quiet(),
+		Namespace: space, MaxDeliver: cfg.MaxDeliver}
 	sub, err := nc.Subscribe(q.inbox, func(m *nats.Msg) {
 		var d shared.Decision
 		if err := json.Unmarshal(m.Data, &d); err == nil {

@@ -10,6 +10,7 @@ type Metrics struct {
 	Reserve     prometheus.Histogram
 	Outcomes    *prometheus.CounterVec
 	Terminated  *prometheus.CounterVec
+	DeadLetters *prometheus.CounterVec
 	Redelivered prometheus.Counter
 	Retries     prometheus.Counter
 	Pending     prometheus.Gauge
@@ -33,6 +34,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "booker_messages_terminated_total",
 			Help: "Messages terminated without a decision, by reason.",
 		}, []string{"reason"}),
+		DeadLetters: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "booker_dead_letters_total",
+			Help: "Commands parked on the dead-letter stream (dead.booking.<reason>), by reason: malformed, rejected (data the database refuses), max_deliveries.",
+		}, []string{"reason"}),
 		Redelivered: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "booker_redeliveries_total",
 			Help: "Messages received again after a failed or unacknowledged attempt.",
@@ -55,10 +60,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200},
 		}),
 	}
-	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.Redelivered, m.Retries, m.Pending, m.AckPending, m.BatchSize)
+	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.DeadLetters, m.Redelivered, m.Retries, m.Pending, m.AckPending, m.BatchSize)
 	for _, c := range []shared.Code{shared.Booked, "REPLAYED", shared.Cancelled, shared.CodeSlotFull,
 		shared.CodeSlotClosed, shared.CodeAlreadyBooked, shared.CodeSlotNotFound, shared.CodeIdempotencyKeyReused} {
 		m.Outcomes.WithLabelValues(string(c))
+	}
+	for _, r := range []string{reasonMalformed, reasonRejected, reasonMaxDeliveries} {
+		m.DeadLetters.WithLabelValues(r)
+		m.Terminated.WithLabelValues(r)
 	}
 	return m
 }

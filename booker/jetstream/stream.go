@@ -20,9 +20,11 @@ import (
 //     are caught by the decisions bucket and by the key's unique index.
 //   - AckWait 30 s: a decision takes milliseconds; 30 s covers the in-process
 //     retries of a slow database before JetStream redelivers.
-//   - MaxDeliver -1 (unlimited): an accepted request is never dropped by
-//     JetStream. A malformed message is terminated explicitly instead, so it
-//     cannot loop; a transient failure is retried with a growing delay.
+//   - MaxDeliver 200: a transient failure is retried with a growing delay
+//     (up to 30 s), about 100 minutes in all; the last delivery parks the
+//     command on the dead-letter stream, so nothing is dropped silently and
+//     nothing holds a place of MaxAckPending for ever. A malformed command,
+//     or one whose data the database refuses, is parked at once.
 //   - MaxAckPending 4096: bounds the commands in flight across all bookers,
 //     well above what the workers hold (Workers × 2 per booker).
 //   - DecisionTTL 24 h: a client repeating a key within a day gets the one decision.
@@ -35,6 +37,7 @@ type Config struct {
 	MaxMsgs       int64
 	Duplicates    time.Duration
 	AckWait       time.Duration
+	MaxDeliver    int
 	MaxAckPending int
 	DecisionTTL   time.Duration
 }
@@ -48,6 +51,7 @@ func DefaultConfig() Config {
 		MaxMsgs:       2_000_000,
 		Duplicates:    10 * time.Minute,
 		AckWait:       30 * time.Second,
+		MaxDeliver:    200,
 		MaxAckPending: 4096,
 		DecisionTTL:   24 * time.Hour,
 	}
@@ -71,12 +75,15 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.C
 	if err != nil {
 		return nil, nil, fmt.Errorf("jetstream: booking stream: %w", err)
 	}
+	if err := setupDead(ctx, js, cfg); err != nil {
+		return nil, nil, err
+	}
 	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Namespace.Name(shared.StreamName), jetstream.ConsumerConfig{
 		Durable:       shared.ConsumerName,
 		Description:   "The booker pool.",
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       cfg.AckWait,
-		MaxDeliver:    -1,
+		MaxDeliver:    cfg.MaxDeliver,
 		MaxAckPending: cfg.MaxAckPending,
 	})
 	if err != nil {

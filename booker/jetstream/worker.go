@@ -36,6 +36,11 @@ type Worker struct {
 	Retries int
 	// Announcer, when set, tells the gateways about slots that fill or reopen.
 	Announcer *Announcer
+	// Namespace is the system's: the dead-letter subject lies in it.
+	Namespace shared.Namespace
+	// MaxDeliver is the consumer's bound on deliveries: the last one of a
+	// command that still cannot be decided parks it. 0 means unbounded.
+	MaxDeliver int
 	// oneByOne is set once the server turned out to lack batched reads.
 	oneByOne atomic.Bool
 }
@@ -56,20 +61,22 @@ type action int
 const (
 	ack action = iota
 	nak
-	term
+	dead
 )
 
 // dispose is the one place that turns the result of an attempt into what
-// happens to the message: a decision (even a refusal) is acknowledged, a
-// malformed message is terminated, anything else is delivered again later.
-func dispose(err error) action {
-	switch {
-	case err == nil:
-		return ack
-	case errors.Is(err, errMalformed):
-		return term
+// happens to the message: a decision (even a refusal) is acknowledged; a
+// command no attempt can decide (malformed, data the database refuses, or
+// the last delivery) is parked on the dead-letter stream; anything else is
+// delivered again later.
+func (w *Worker) dispose(e *entry) (action, string) {
+	if e.err == nil {
+		return ack, ""
 	}
-	return nak
+	if reason := deadReason(e.err, e.delivered, w.MaxDeliver); reason != "" {
+		return dead, reason
+	}
+	return nak, ""
 }
 
 // HandleBatch decides the commands in the database, then records, replies to
@@ -127,26 +134,28 @@ func (w *Worker) parse(m jetstream.Msg) *entry {
 	if e.delivered > 1 {
 		w.Metrics.Redelivered.Inc()
 	}
-	if err := json.Unmarshal(m.Data(), &e.cmd); err != nil {
-		e.err = fmt.Errorf("%w: %v", errMalformed, err)
-		return e
-	}
-	e.err = validate(e.cmd)
+	e.cmd, e.err = decodeCommand(m.Data(), m.Headers().Get(shared.ReplyHeader))
 	return e
 }
 
-func validate(cmd shared.Command) error {
-	switch {
-	case cmd.V != shared.Version:
-		return fmt.Errorf("%w: version %d, want %d", errMalformed, cmd.V, shared.Version)
-	case cmd.Kind == shared.KindBook && (cmd.SlotID <= 0 || cmd.PatientID <= 0 || cmd.IdempotencyKey == ""):
-		return fmt.Errorf("%w: booking without slot, patient or key", errMalformed)
-	case cmd.Kind == shared.KindCancel && cmd.AppointmentID <= 0:
-		return fmt.Errorf("%w: cancellation without appointment", errMalformed)
-	case cmd.Kind != shared.KindBook && cmd.Kind != shared.KindCancel:
-		return fmt.Errorf("%w: kind %q", errMalformed, cmd.Kind)
+// decodeCommand reads and checks a command as the gateway makes it: at most
+// MaxCommandBytes, valid JSON, shared.Command.Validate, and a reply subject
+// a gateway could have made. Whatever fails is malformed for good.
+func decodeCommand(data []byte, reply string) (shared.Command, error) {
+	var cmd shared.Command
+	if len(data) > maxCommandBytes {
+		return cmd, fmt.Errorf("%w: %d bytes, at most %d", errMalformed, len(data), maxCommandBytes)
 	}
-	return nil
+	if err := json.Unmarshal(data, &cmd); err != nil {
+		return shared.Command{}, fmt.Errorf("%w: %v", errMalformed, err)
+	}
+	if err := cmd.Validate(); err != nil {
+		return cmd, fmt.Errorf("%w: %v", errMalformed, err)
+	}
+	if !checkReply(reply) {
+		return cmd, fmt.Errorf("%w: reply subject is not a gateway's inbox", errMalformed)
+	}
+	return cmd, nil
 }
 
 // conclude records, replies and acknowledges every entry, in parallel: each
@@ -164,7 +173,8 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	if e.err == nil && e.cmd.Kind == shared.KindBook && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
 		e.decision, e.err = w.record(ctx, shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey), e.decision)
 	}
-	switch dispose(e.err) {
+	action, reason := w.dispose(e)
+	switch action {
 	case ack:
 		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e.decision)
 		// A plain ack, not a confirmed one: an ack that gets lost only brings
@@ -177,12 +187,8 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 			w.Log.Debug("command decided", "code", e.decision.Code, "replay", e.decision.Replay, "delivered", e.delivered,
 				"request_id", e.cmd.TraceID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey, "slot", e.cmd.SlotID)
 		}
-	case term:
-		w.Metrics.Terminated.WithLabelValues("malformed").Inc()
-		w.Log.Error("terminating malformed message", "subject", e.msg.Subject(), "err", e.err, "data", truncate(e.msg.Data()))
-		// Term without a reason: nats-server before 2.10 does not take one,
-		// and the message would come back for ever. The reason is logged.
-		_ = e.msg.Term()
+	case dead:
+		w.park(ctx, e, reason)
 	case nak:
 		delay := backoff(e.delivered)
 		w.Log.Warn("command not decided; delivering again", "err", e.err, "delivered", e.delivered, "delay", delay,

@@ -25,7 +25,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 			return out, nil
 		}
 		if !errors.Is(err, errKeyTaken) || attempt == 2 {
-			return nil, err
+			return nil, permanent(err)
 		}
 	}
 }

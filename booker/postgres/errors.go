@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"termin/booker"
@@ -34,6 +36,17 @@ func translate(err error) error {
 		return booker.ErrSlotFull
 	case pgErr.Code == codeForeignKey:
 		return booker.ErrSlotNotFound
+	}
+	return err
+}
+
+// permanent marks a data error (SQLSTATE class 22, data exception, or 23,
+// integrity violation) that translate did not turn into a decision: the same
+// command fails the same way on every attempt.
+func permanent(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "22") || strings.HasPrefix(pgErr.Code, "23")) {
+		return fmt.Errorf("%w: SQLSTATE %s: %s", booker.ErrPermanent, pgErr.Code, pgErr.Message)
 	}
 	return err
 }

@@ -38,6 +38,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if err := checkAuth(cfg); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg}
 	if err := a.start(ctx); err != nil {
 		a.close()
@@ -76,7 +79,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		AuthSecret: a.cfg.AuthSecret, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
+		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
 	if err != nil {
 		return err
 	}
@@ -84,6 +87,19 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	go a.server.Serve(a.ln)
+	return nil
+}
+
+// checkAuth fails closed: no gateway starts without a usable secret unless
+// authentication is disabled explicitly, and then it says so loudly.
+func checkAuth(cfg Config) error {
+	if cfg.Auth.Disabled {
+		cfg.Logger.Warn("AUTHENTICATION IS DISABLED (AUTH_DISABLED=1): every caller acts as an admin; development only")
+		return nil
+	}
+	if len(cfg.Auth.Secret) < gwhttp.MinSecretLen {
+		return gwhttp.ErrNoSecret
+	}
 	return nil
 }
 

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"termin/shared/envconf"
+	"os"
 	"time"
 
 	"termin/gateway"
+	gwhttp "termin/gateway/http"
 	"termin/shared"
+	"termin/shared/envconf"
 )
 
 // Config is everything the gateway can be told. Each field has a safe default.
@@ -20,8 +22,10 @@ type Config struct {
 	DatabaseURL string
 	NATSURL     string
 	Zone        *time.Location
-	// AuthSecret is the HS256 key of bearer tokens; empty turns authentication off.
-	AuthSecret []byte
+	// Auth is how bearer tokens are checked: the HS256 secret (at least 32
+	// bytes; the gateway refuses to start without one unless Auth.Disabled),
+	// the expected issuer and audience, the longest token lifetime.
+	Auth gwhttp.AuthConfig
 	// ReplyBudget is how long a booking waits for its decision before 202.
 	ReplyBudget time.Duration
 	// PublishTimeout bounds the wait for the stream to accept a command before 503.
@@ -50,7 +54,13 @@ func ParseFlags(args []string) (Config, error) {
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	var cfg Config
 	zone := fs.String("clinic-tz", envconf.String("CLINIC_TZ", "Europe/Berlin"), "time zone of dates (CLINIC_TZ)")
-	secret := fs.String("auth-secret", envconf.String("AUTH_SECRET", ""), "HS256 key of bearer tokens; empty = no authentication (AUTH_SECRET)")
+	// The secret's flag has no default from the environment: -h prints
+	// defaults, and a secret must not appear there.
+	secret := fs.String("auth-secret", "", "HS256 key of bearer tokens, at least 32 bytes; read from AUTH_SECRET when not given (prefer the variable: flags show in ps)")
+	fs.BoolVar(&cfg.Auth.Disabled, "auth-disabled", envconf.String("AUTH_DISABLED", "") == "1", "no authentication, every caller is admin: development only (AUTH_DISABLED=1)")
+	fs.StringVar(&cfg.Auth.Issuer, "auth-issuer", envconf.String("AUTH_ISSUER", ""), "required iss of tokens; empty = not checked (AUTH_ISSUER)")
+	fs.StringVar(&cfg.Auth.Audience, "auth-audience", envconf.String("AUTH_AUDIENCE", ""), "required aud of tokens; empty = not checked (AUTH_AUDIENCE)")
+	fs.DurationVar(&cfg.Auth.MaxLifetime, "auth-max-lifetime", envconf.Duration("AUTH_MAX_LIFETIME", gwhttp.DefaultMaxLifetime), "longest accepted token lifetime, exp - iat and exp - now (AUTH_MAX_LIFETIME)")
 	fs.StringVar(&cfg.Addr, "addr", envconf.String("GATEWAY_ADDR", "127.0.0.1:8080"), "address of the API, /metrics, /healthz, /readyz (GATEWAY_ADDR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
@@ -70,6 +80,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envconf.Int("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
 	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envconf.Duration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
+	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -77,7 +88,10 @@ func ParseFlags(args []string) (Config, error) {
 	if cfg.Namespace = shared.Namespace(*ns); cfg.Namespace.Valid() != nil {
 		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Namespace.Valid())
 	}
-	cfg.AuthSecret = []byte(*secret)
+	if *secret == "" {
+		*secret = os.Getenv("AUTH_SECRET")
+	}
+	cfg.Auth.Secret = []byte(*secret)
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
 		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)

@@ -1,10 +1,17 @@
 package app_test
 
 import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
 	"termin/gateway/app"
+	gwhttp "termin/gateway/http"
 )
 
 func TestNamespaceFlag(t *testing.T) {
@@ -23,5 +30,51 @@ func TestNamespaceFlag(t *testing.T) {
 		case tt.err == "" && (err != nil || string(cfg.Namespace) != tt.want):
 			t.Errorf("%q: namespace %q (error %v), want %q", tt.value, cfg.Namespace, err, tt.want)
 		}
+	}
+}
+
+// TestSecretNotInHelp: -h prints every flag's default, and the secret's
+// default must not be the environment's value.
+func TestSecretNotInHelp(t *testing.T) {
+	const secret = "env-secret-that-must-not-be-printed-0123456789"
+	t.Setenv("AUTH_SECRET", secret)
+	t.Setenv("DATABASE_URL", "postgres://termin:pg-password-in-env@db:5432/termin")
+	t.Setenv("NATS_URL", "nats://gateway:nats-password-in-env@n1:4222")
+	var out strings.Builder
+	stderr := os.Stderr
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stderr = w
+	_, err = app.ParseFlags([]string{"-h"})
+	os.Stderr = stderr
+	w.Close()
+	_, _ = io.Copy(&out, r)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if strings.Contains(out.String(), secret) || strings.Contains(out.String(), "password-in-env") || !strings.Contains(out.String(), "AUTH_SECRET") {
+		t.Errorf("-h output shows the secret or does not name AUTH_SECRET:\n%s", out.String())
+	}
+	cfg, err := app.ParseFlags(nil)
+	if err != nil || string(cfg.Auth.Secret) != secret || !strings.Contains(cfg.NATSURL, "nats-password-in-env") {
+		t.Errorf("AUTH_SECRET not read from the environment: %q, %v", cfg.Auth.Secret, err)
+	}
+}
+
+// TestStartRefusesWithoutSecret: a gateway without a usable secret does not
+// start (before it connects to anything), unless AUTH_DISABLED says so.
+func TestStartRefusesWithoutSecret(t *testing.T) {
+	for _, s := range []string{"", "short"} {
+		cfg := app.Config{Auth: gwhttp.AuthConfig{Secret: []byte(s)}, Logger: slog.New(slog.DiscardHandler)}
+		if _, err := app.Start(context.Background(), cfg); !errors.Is(err, gwhttp.ErrNoSecret) {
+			t.Errorf("secret %q: Start error %v, want ErrNoSecret", s, err)
+		}
+	}
+	t.Setenv("AUTH_DISABLED", "1")
+	cfg, err := app.ParseFlags(nil)
+	if err != nil || !cfg.Auth.Disabled {
+		t.Errorf("AUTH_DISABLED=1 not read: %+v, %v", cfg.Auth, err)
 	}
 }

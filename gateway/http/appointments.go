@@ -120,6 +120,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 
 // loadAppointment reads the appointment of the path and checks that the
 // caller may see it; when it answers false it has written the problem.
+// Another patient's appointment is APPOINTMENT_NOT_FOUND, as in the contract.
 // An id that is not a positive integer is a 400 INVALID_REQUEST that says so
 // rather than a 404: no appointment could ever have such an id.
 func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (gateway.Appointment, bool) {
@@ -131,8 +132,9 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
-	if err == nil {
-		err = authorize(who, a.PatientID)
+	if err == nil && !who.mayActFor(a.PatientID) {
+		// Exactly the answer of a missing id, so that ids cannot be probed.
+		err = gateway.ErrAppointmentNotFound
 	}
 	if err != nil {
 		s.fail(ctx, err)

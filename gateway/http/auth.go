@@ -2,8 +2,10 @@ package http
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -15,6 +17,35 @@ const (
 	rolePatient = "patient"
 	roleAdmin   = "admin"
 )
+
+// Bounds of the token checks (RFC 8725). The leeway absorbs clock skew
+// between the issuer and the gateways; the maximum lifetime keeps a stolen
+// or forgotten token from working for years.
+const (
+	// MinSecretLen is the shortest HS256 key the gateway accepts: 256 bits,
+	// the hash's own size (RFC 7518 section 3.2).
+	MinSecretLen       = 32
+	DefaultMaxLifetime = 24 * time.Hour
+	authLeeway         = 30 * time.Second
+	maxTokenLen        = 2048
+)
+
+// AuthConfig says how bearer tokens are checked.
+type AuthConfig struct {
+	// Secret is the HS256 key, at least MinSecretLen bytes.
+	Secret []byte
+	// Disabled turns authentication off: every caller acts as an admin.
+	// It must be said explicitly; an empty Secret alone is refused.
+	Disabled bool
+	// Issuer and Audience, when set, must be the token's iss and one of its aud.
+	Issuer, Audience string
+	// MaxLifetime bounds exp - iat and exp - now; 0 means DefaultMaxLifetime.
+	MaxLifetime time.Duration
+}
+
+// ErrNoSecret is NewServer's answer to a configuration that neither has a
+// usable secret nor disables authentication explicitly.
+var ErrNoSecret = fmt.Errorf("AUTH_SECRET must be at least %d bytes (or set AUTH_DISABLED=1 for development)", MinSecretLen)
 
 // principal is who a request acts as: an admin, or one patient.
 type principal struct {
@@ -28,29 +59,35 @@ func (p principal) mayActFor(patientID int64) bool {
 	return p.admin || p.patientID == patientID
 }
 
-// claims are the token's claims the API reads; sub and exp come from the
-// registered claims.
-type claims struct {
-	Role string `json:"role"`
-	jwt.RegisteredClaims
-}
-
 // authenticator checks bearer tokens. A nil authenticator means
 // authentication is off and every caller is an admin.
 type authenticator struct {
-	secret []byte
-	parser *jwt.Parser
+	secret      []byte
+	parser      *jwt.Parser
+	maxLifetime time.Duration
 }
 
-// newAuthenticator returns nil for an empty secret: no authentication.
-func newAuthenticator(secret []byte) *authenticator {
-	if len(secret) == 0 {
-		return nil
+// newAuthenticator fails closed: without a secret of MinSecretLen bytes it
+// returns an error unless authentication is disabled explicitly.
+func newAuthenticator(cfg AuthConfig) (*authenticator, error) {
+	if cfg.Disabled {
+		return nil, nil
 	}
-	return &authenticator{
-		secret: bytes.Clone(secret),
-		parser: jwt.NewParser(jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired()),
+	if len(cfg.Secret) < MinSecretLen {
+		return nil, ErrNoSecret
 	}
+	if cfg.MaxLifetime <= 0 {
+		cfg.MaxLifetime = DefaultMaxLifetime
+	}
+	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(), jwt.WithLeeway(authLeeway)}
+	if cfg.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	return &authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime}, nil
 }
 
 var bearerPrefix = []byte("bearer ")
@@ -64,15 +101,42 @@ func (a *authenticator) authenticate(header []byte) (principal, error) {
 	if len(header) <= len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
 		return principal{}, gateway.ErrUnauthorized
 	}
-	token := string(bytes.TrimSpace(header[len(bearerPrefix):]))
-	var c claims
-	if _, err := a.parser.ParseWithClaims(token, &c, a.key); err != nil {
-		return principal{}, fmt.Errorf("%w: %v", gateway.ErrUnauthorized, err)
+	c, err := a.parse(bytes.TrimSpace(header[len(bearerPrefix):]), time.Now())
+	if err != nil {
+		return principal{}, err
 	}
 	return c.principal()
 }
 
+// parse checks a token's signature and dates and returns its claims.
+func (a *authenticator) parse(token []byte, now time.Time) (*claims, error) {
+	if len(token) > maxTokenLen {
+		return nil, fmt.Errorf("%w: the token is too long", gateway.ErrUnauthorized)
+	}
+	var c claims
+	if _, err := a.parser.ParseWithClaims(string(token), &c, a.key); err != nil {
+		return nil, fmt.Errorf("%w: %s", gateway.ErrUnauthorized, tokenProblem(err))
+	}
+	if err := c.lifetime(now, a.maxLifetime); err != nil {
+		return nil, fmt.Errorf("%w: %v", gateway.ErrUnauthorized, err)
+	}
+	return &c, nil
+}
+
 func (a *authenticator) key(*jwt.Token) (any, error) { return a.secret, nil }
+
+// lifetime refuses a token that would stay valid longer than max: counted
+// from its iat when it has one, and from now in any case.
+func (c *claims) lifetime(now time.Time, max time.Duration) error {
+	exp := c.Exp.Time
+	if exp.Sub(now) > max+authLeeway {
+		return fmt.Errorf("exp is more than %s ahead", max)
+	}
+	if c.Iat != nil && exp.Sub(c.Iat.Time) > max {
+		return fmt.Errorf("exp - iat is more than %s", max)
+	}
+	return nil
+}
 
 // principal checks the role and, for a patient, that sub is a patient id.
 func (c *claims) principal() (principal, error) {
@@ -80,7 +144,7 @@ func (c *claims) principal() (principal, error) {
 	case roleAdmin:
 		return principal{admin: true}, nil
 	case rolePatient:
-		id, err := strconv.ParseInt(c.Subject, 10, 64)
+		id, err := strconv.ParseInt(c.Sub, 10, 64)
 		if err != nil || id <= 0 {
 			return principal{}, fmt.Errorf("%w: sub must be the patient id as a decimal string", gateway.ErrUnauthorized)
 		}
@@ -96,3 +160,30 @@ func authorize(who principal, patientID int64) error {
 	}
 	return gateway.ErrForbidden
 }
+
+// tokenProblem says what is wrong with a token in words of its own: the
+// parser's messages may quote the token's bytes back.
+func tokenProblem(err error) string {
+	for _, p := range []struct {
+		err  error
+		text string
+	}{
+		{jwt.ErrTokenExpired, "the token has expired"},
+		{jwt.ErrTokenUsedBeforeIssued, "the token's iat is in the future"},
+		{jwt.ErrTokenNotValidYet, "the token is not valid yet"},
+		{jwt.ErrTokenInvalidIssuer, "the token's iss is not the expected issuer"},
+		{jwt.ErrTokenInvalidAudience, "the token's aud does not name this service"},
+		{jwt.ErrTokenRequiredClaimMissing, "the token lacks a required claim (exp, iss or aud)"},
+		{jwt.ErrTokenSignatureInvalid, "the token's signature is invalid or not HS256"},
+		{jwt.ErrTokenUnverifiable, "the token's signature is invalid or not HS256"},
+	} {
+		if errors.Is(err, p.err) {
+			return p.text
+		}
+	}
+	return "the token is malformed"
+}
+
+// errNotNumeric refuses a date claim written as a string: RFC 7519 dates
+// are JSON numbers, and a lenient reading is one more way to be fooled.
+var errNotNumeric = errors.New("exp, iat and nbf must be JSON numbers")

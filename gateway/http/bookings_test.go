@@ -139,6 +139,7 @@ func TestBookErrors(t *testing.T) {
 		{"rate limited", gateway.ErrRateLimited, 429, "RATE_LIMITED", "1"},
 		{"deadline", fmt.Errorf("publish: %w", context.DeadlineExceeded), 503, "UNAVAILABLE", "1"},
 		{"unknown", errBoom, 500, "INTERNAL", ""},
+		{"backend down", fmt.Errorf("%w: %v", gateway.ErrUnavailable, errBoom), 503, "UNAVAILABLE", "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,8 +152,8 @@ func TestBookErrors(t *testing.T) {
 			if got := r.header["Retry-After"]; got != tt.retryAfter {
 				t.Errorf("Retry-After = %q, want %q", got, tt.retryAfter)
 			}
-			if tt.code == "INTERNAL" && strings.Contains(p.Detail, "10.0.0.7") {
-				t.Errorf("INTERNAL detail leaks the error: %q", p.Detail)
+			if strings.Contains(p.Detail, "10.0.0.7") {
+				t.Errorf("%s detail leaks the backend's error: %q", tt.code, p.Detail)
 			}
 			if tt.code != "INTERNAL" && tt.code != "UNAVAILABLE" && p.Detail != tt.err.Error() {
 				t.Errorf("detail = %q, want %q", p.Detail, tt.err.Error())

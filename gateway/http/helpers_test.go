@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -101,12 +102,34 @@ type env struct {
 	reads  *fakeReads
 	secret []byte
 	client *fasthttp.HostClient
+	dial   func() (net.Conn, error)
+	logs   *lockedBuffer
 }
 
-// options of newEnv.
+// options of newEnv. Without a secret authentication is disabled.
 type envOptions struct {
-	secret []byte
-	ready  func(context.Context) error
+	secret   []byte
+	ready    func(context.Context) error
+	issuer   string
+	audience string
+}
+
+// lockedBuffer collects the server's log for tests that look for leaks.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func newEnv(t *testing.T, opts envOptions) *env {
@@ -117,10 +140,11 @@ func newEnv(t *testing.T, opts envOptions) *env {
 			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt},
 			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt},
 		},
-	}, secret: opts.secret}
+	}, secret: opts.secret, logs: &lockedBuffer{}}
+	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, AuthSecret: opts.secret,
-		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(),
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)),
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
@@ -138,6 +162,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 			t.Errorf("Serve: %v", err)
 		}
 	})
+	e.dial = ln.Dial
 	e.client = &fasthttp.HostClient{Addr: "gateway.test", Dial: func(string) (net.Conn, error) { return ln.Dial() }}
 	return e
 }
@@ -264,5 +289,8 @@ func (e *env) bearer(t *testing.T, sub, role string) map[string]string {
 	tok := token(t, e.secret, jwt.MapClaims{"sub": sub, "role": role, "exp": time.Now().Add(time.Hour).Unix()})
 	return map[string]string{"Authorization": "Bearer " + tok}
 }
+
+// noAuth is the configuration of tests that are not about authentication.
+var noAuth = gwhttp.AuthConfig{Disabled: true}
 
 var errBoom = errors.New("boom: connection to 10.0.0.7 refused")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +21,18 @@ const problemTypeBase = "https://termin.example/problems/"
 // internalDetail is all a client learns of an unexpected failure; the error
 // itself goes to the log, since it may name tables, hosts or addresses.
 const internalDetail = "the server failed to answer this request; the failure was logged"
+
+// codeHeadersTooLarge answers a request whose headers exceed the server's
+// read buffer (431). It is the gateway's own: the contract's codes name
+// booking outcomes, and no client can fix this one but by sending less.
+const codeHeadersTooLarge shared.Code = "HEADERS_TOO_LARGE"
+
+// Errors of requests fasthttp could not read. Their details are fixed: the
+// parser's own message quotes the request's bytes.
+var (
+	errHeadersTooLarge = shared.NewError(codeHeadersTooLarge, "the request headers are too large")
+	errUnparsable      = invalid("the request could not be parsed as HTTP/1.1")
+)
 
 // problemSpec is how one code is answered: its status, a short title that
 // does not change between occurrences, and the Retry-After seconds for codes
@@ -53,6 +64,7 @@ var problems = map[shared.Code]problemSpec{
 	shared.CodeNotFound:              {status: 404, title: "Not found"},
 	shared.CodeMethodNotAllowed:      {status: 405, title: "Method not allowed"},
 	shared.CodeInternal:              {status: 500, title: "Internal server error"},
+	codeHeadersTooLarge:              {status: 431, title: "Request header fields too large"},
 }
 
 func init() {
@@ -87,17 +99,21 @@ func codeOf(err error) shared.Code {
 }
 
 // fail answers err as a problem. The detail is the error's message, except
-// for INTERNAL, whose message stays in the log.
+// for INTERNAL and UNAVAILABLE: their causes come from PostgreSQL or NATS and
+// may name users, hosts and databases, so they go to the log and the client
+// gets the code's fixed text.
 func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	code := codeOf(err)
 	detail := err.Error()
-	switch {
-	case code == shared.CodeInternal:
+	switch code {
+	case shared.CodeInternal:
 		s.logFor(ctx).Error("http: internal error", "err", err,
 			"method", string(ctx.Method()), "path", string(ctx.Path()))
 		detail = internalDetail
-	case code == shared.CodeUnavailable && shared.CodeOf(err) != code:
-		detail = fmt.Sprintf("%s (%v)", gateway.ErrUnavailable.Error(), err)
+	case shared.CodeUnavailable:
+		s.logFor(ctx).Warn("http: unavailable", "err", err,
+			"method", string(ctx.Method()), "path", string(ctx.Path()))
+		detail = gateway.ErrUnavailable.Error()
 	}
 	writeProblem(ctx, code, detail)
 	var wait interface{ RetryAfter() time.Duration }

@@ -13,6 +13,9 @@ import (
 // even when a dependency hangs.
 const readyTimeout = time.Second
 
+// notReadyDetail is all a probe learns of why the gateway is not ready.
+const notReadyDetail = "not ready: PostgreSQL or NATS does not answer; the cause was logged"
+
 // listSlots is GET /api/doctors/{doctorId}/slots?date=YYYY-MM-DD. Any valid
 // token may list slots: they name no patient.
 func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) {
@@ -47,13 +50,15 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 	ctx.SetBodyString("ok")
 }
 
-// readyz is GET /readyz: 200 while PostgreSQL and NATS answer, else a 503
-// whose detail names what failed, so that an operator sees why at once.
+// readyz is GET /readyz: 200 while PostgreSQL and NATS answer, else a 503.
+// Why is logged, not answered: the cause names users, hosts and databases,
+// and a probe is reachable by anyone who reaches the port.
 func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	if err := s.ready(c); err != nil {
-		writeProblem(ctx, shared.CodeUnavailable, "not ready: "+err.Error())
+		s.log.Warn("not ready", "err", err)
+		writeProblem(ctx, shared.CodeUnavailable, notReadyDetail)
 		return
 	}
 	ctx.SetContentType("text/plain; charset=utf-8")

@@ -2,10 +2,12 @@ package http
 
 import (
 	"bytes"
+	"fmt"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/shared"
 )
 
 // routeID names a route pattern. Routing by a small enum rather than a router
@@ -31,11 +33,12 @@ const (
 type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte)
 
 // route describes a pattern: its metric label, its Allow header, whether it
-// needs a token, and its handler per method (nil = 405).
+// needs a token, the largest body it takes, and its handler per method (nil = 405).
 type route struct {
 	pattern string
 	allow   string
 	api     bool
+	maxBody int
 	get     handlerFunc
 	post    handlerFunc
 	delete  handlerFunc
@@ -46,14 +49,18 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:        {pattern: "other"},
 	routeSlots:        {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, post: (*Server).book},
+	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).book},
 	routeAppointment:  {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
-	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, put: (*Server).putSchedule},
+	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWeb:          {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 }
+
+// maxOtherBody is the body limit of routes that take none: a client may send
+// a few bytes out of habit, nothing more.
+const maxOtherBody = 256
 
 var (
 	appointmentPrefix = []byte("/api/appointments/")
@@ -96,9 +103,10 @@ func matchRoute(path []byte) (routeID, []byte) {
 
 func isSegment(b []byte) bool { return len(b) > 0 && bytes.IndexByte(b, '/') < 0 }
 
-// dispatch answers 404 and 405, authenticates /api calls, and hands the
-// request to the route's handler. The method is checked before the token: a
-// 405 reveals nothing a 401 would protect.
+// dispatch answers 404 and 405, applies the route's body limit, authenticates
+// /api calls, and hands the request to the route's handler. The method and
+// the body's size are checked before the token: a 405 or 413 reveals nothing
+// a 401 would protect, and an oversized body costs no signature check.
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 	rt := &routes[r]
 	if r == routeOther {
@@ -111,6 +119,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 		s.fail(ctx, gateway.ErrMethodNotAllowed)
 		return
 	}
+	if limit := rt.bodyLimit(); len(ctx.Request.Body()) > limit {
+		s.fail(ctx, bodyTooLarge(limit))
+		return
+	}
 	who := principal{admin: true}
 	if rt.api {
 		var err error
@@ -120,6 +132,25 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 		}
 	}
 	h(s, ctx, who, param)
+}
+
+func (rt *route) bodyLimit() int {
+	if rt.maxBody > 0 {
+		return rt.maxBody
+	}
+	return maxOtherBody
+}
+
+// bodyTooLarge is the PAYLOAD_TOO_LARGE of a route's limit.
+func bodyTooLarge(limit int) error {
+	if limit == maxBookingBody {
+		return gateway.ErrPayloadTooLarge
+	}
+	size := fmt.Sprintf("%d bytes", limit)
+	if limit%1024 == 0 {
+		size = fmt.Sprintf("%d KiB", limit/1024)
+	}
+	return shared.NewError(shared.CodePayloadTooLarge, "the request body is larger than "+size)
 }
 
 // handler picks the handler for the request's method; HEAD is served as GET

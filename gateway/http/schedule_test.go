@@ -32,7 +32,7 @@ const plan = `{"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"
 func putPlan(t *testing.T, schedules gateway.Schedules) resp {
 	t.Helper()
 	srv, err := gwhttp.NewServer(gwhttp.Config{Bookings: &fakeBookings{}, Reads: &fakeReads{}, Schedules: schedules,
-		Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
+		Auth: noAuth, Registry: prometheus.NewRegistry(), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ package http
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -23,14 +22,15 @@ import (
 	"termin/shared"
 )
 
-// Limits of the fasthttp server. The body limit is far above the API's 4 KiB
-// so that an oversized booking reaches the handler and is answered with a
-// PAYLOAD_TOO_LARGE problem instead of a bare connection error.
+// Limits of the fasthttp server. The body limit is the largest route's (a
+// plan); each route's own, smaller limit is applied before the token is
+// checked (see dispatch). Headers beyond maxHeaderBytes are answered 431.
 const (
 	readTimeout        = 10 * time.Second
 	writeTimeout       = 10 * time.Second
 	idleTimeout        = 60 * time.Second
-	maxRequestBodySize = 1 << 20
+	maxRequestBodySize = maxScheduleBody
+	maxHeaderBytes     = 8 << 10
 )
 
 // Config is what the server needs from the rest of the gateway. It is a plain
@@ -46,9 +46,9 @@ type Config struct {
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
-	// AuthSecret is the HS256 key of the bearer tokens; empty turns
-	// authentication off, and then every caller acts as an admin.
-	AuthSecret []byte
+	// Auth says how bearer tokens are checked. Without a secret of
+	// MinSecretLen bytes NewServer fails, unless Auth.Disabled says so.
+	Auth AuthConfig
 	// Registry receives the gateway's metrics and is what /metrics serves,
 	// with whatever else is registered on it. Nil means a private registry.
 	Registry *prometheus.Registry
@@ -87,6 +87,10 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Ready == nil {
 		cfg.Ready = func(context.Context) error { return nil }
 	}
+	auth, err := newAuthenticator(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
 	m, err := newMetrics(cfg.Registry)
 	if err != nil {
 		return nil, err
@@ -96,7 +100,7 @@ func NewServer(cfg Config) (*Server, error) {
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
 		ready:    cfg.Ready,
-		auth:     newAuthenticator(cfg.AuthSecret),
+		auth:     auth,
 		log:      cfg.Logger,
 		metrics:  m,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
@@ -120,6 +124,7 @@ func (s *Server) newFastHTTPServer() *fasthttp.Server {
 		WriteTimeout:                 writeTimeout,
 		IdleTimeout:                  idleTimeout,
 		MaxRequestBodySize:           maxRequestBodySize,
+		ReadBufferSize:               maxHeaderBytes,
 		DisablePreParseMultipartForm: true,
 		Logger:                       fasthttpLogger{s.log},
 	}
@@ -173,27 +178,32 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 }
 
 // requestError answers a request fasthttp could not read, with a problem body
-// like every other error of the API.
+// like every other error of the API. fasthttp's error text quotes the
+// request's bytes (an Authorization header among them), so neither the
+// answer nor the log repeats it.
 func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
 	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
+	var small *fasthttp.ErrSmallBuffer
+	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
 		// A connection opened and left silent: 408 is what HTTP clients
 		// expect here and close quietly, instead of an unsolicited 400.
 		ctx.Error("request timeout", fasthttp.StatusRequestTimeout)
-		return
-	}
-	if errors.Is(err, fasthttp.ErrBodyTooLarge) {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		s.fail(ctx, gateway.ErrPayloadTooLarge)
-		return
+	case errors.As(err, &small):
+		s.fail(ctx, errHeadersTooLarge)
+	default:
+		s.fail(ctx, errUnparsable)
 	}
-	s.fail(ctx, invalid("the request could not be parsed: "+err.Error()))
 }
 
 // fasthttpLogger sends fasthttp's messages, mostly broken connections, to the
-// structured log.
+// structured log. Its messages may quote request bytes, so only the format
+// (fasthttp's fixed text) is logged, never the arguments.
 type fasthttpLogger struct{ log *slog.Logger }
 
 // Printf implements fasthttp.Logger.
-func (l fasthttpLogger) Printf(format string, args ...any) {
-	l.log.Warn("http: fasthttp", "msg", fmt.Sprintf(format, args...))
+func (l fasthttpLogger) Printf(format string, _ ...any) {
+	l.log.Warn("http: fasthttp", "msg", format)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -38,15 +39,51 @@ func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error 
 	return err
 }
 
+// Bounds of what the gateway takes from the bus. Only bookers may publish
+// slot states and only gateways attempts (NATS permissions), but a
+// compromised peer must still not make a gateway misbehave or grow.
+const (
+	maxStatesPerMessage   = 4096
+	maxAttemptsPerMessage = 65536
+)
+
+// decodeStates reads an announcement and checks every state in it; a
+// message with any impossible state is dropped whole.
 func decodeStates(data []byte) ([]shared.SlotState, error) {
+	var states []shared.SlotState
+	var err error
 	if len(data) > 0 && data[0] == '[' {
-		var states []shared.SlotState
-		err := json.Unmarshal(data, &states)
-		return states, err
+		err = json.Unmarshal(data, &states)
+	} else {
+		states = make([]shared.SlotState, 1)
+		err = json.Unmarshal(data, &states[0])
 	}
-	var s shared.SlotState
-	err := json.Unmarshal(data, &s)
-	return []shared.SlotState{s}, err
+	if err != nil {
+		return nil, err
+	}
+	if len(states) > maxStatesPerMessage {
+		return nil, fmt.Errorf("%d slot states in one message, at most %d", len(states), maxStatesPerMessage)
+	}
+	for _, s := range states {
+		if s.SlotID <= 0 || s.DoctorID < 0 || s.Left < 0 || (s.Left > 0 && len(s.Holders) > 0) {
+			return nil, fmt.Errorf("impossible slot state %+v", s)
+		}
+	}
+	return states, nil
+}
+
+// decodeAttempts reads a message of attempts: 24 bytes each, a whole number
+// of them, a bounded count; the limiter checks each one's patient and time.
+func decodeAttempts(data []byte) ([]gateway.Attempt, error) {
+	if len(data)%24 != 0 || len(data)/24 > maxAttemptsPerMessage {
+		return nil, fmt.Errorf("attempts message of %d bytes", len(data))
+	}
+	out := make([]gateway.Attempt, 0, len(data)/24)
+	for b := data; len(b) >= 24; b = b[24:] {
+		out = append(out, gateway.Attempt{Patient: int64(binary.BigEndian.Uint64(b)),
+			Key: binary.BigEndian.Uint64(b[8:]), At: int64(binary.BigEndian.Uint64(b[16:]))})
+	}
+	return out, nil
 }
 
 // ShareAttempts publishes the limiter's new attempts every interval and
@@ -57,9 +94,13 @@ func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every tim
 		if m.Header.Get(originHeader) == q.inbox {
 			return
 		}
-		for b := m.Data; len(b) >= 24; b = b[24:] {
-			l.Observe(gateway.Attempt{Patient: int64(binary.BigEndian.Uint64(b)),
-				Key: binary.BigEndian.Uint64(b[8:]), At: int64(binary.BigEndian.Uint64(b[16:]))})
+		attempts, err := decodeAttempts(m.Data)
+		if err != nil {
+			q.log.Warn("undecodable attempts", "err", err)
+			return
+		}
+		for _, a := range attempts {
+			l.Observe(a)
 		}
 	})
 	if err != nil {

@@ -4,6 +4,7 @@
 package envconf
 
 import (
+	"flag"
 	"io"
 	"log/slog"
 	"net/url"
@@ -76,3 +77,14 @@ func RedactURLs(s string) string {
 
 // Dur logs a duration as people write it ("2s"), not in nanoseconds.
 func Dur(key string, d time.Duration) slog.Attr { return slog.String(key, d.String()) }
+
+// RedactDefaults masks the passwords in the shown defaults of URL flags:
+// their defaults come from the environment, and -h prints defaults. The
+// values themselves stay as they are.
+func RedactDefaults(fs *flag.FlagSet, names ...string) {
+	for _, name := range names {
+		if f := fs.Lookup(name); f != nil {
+			f.DefValue = RedactURLs(f.DefValue)
+		}
+	}
+}

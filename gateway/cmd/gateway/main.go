@@ -35,9 +35,6 @@ func run(ctx context.Context, args []string) error {
 	cfg.Logger = envconf.NewLogger(os.Stderr)
 	slog.SetDefault(cfg.Logger)
 	cfg.Logger.Info("gateway configuration", "config", cfg)
-	if len(cfg.AuthSecret) == 0 {
-		cfg.Logger.Warn("AUTH_SECRET is not set: the API accepts every request without authentication")
-	}
 	a, err := app.Start(ctx, cfg)
 	if err != nil {
 		return err

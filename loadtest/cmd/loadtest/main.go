@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"termin/loadtest"
+	"termin/system"
 )
 
 func main() {
@@ -82,6 +83,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.Float64Var(&o.Impatient, "impatient", envFloat("LOADTEST_IMPATIENT", 0), "share of clicks followed by the same patient's second click (a new key) on the same slot; 0 = 0.05, negative = none (LOADTEST_IMPATIENT)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
+	fs.StringVar(&o.AuthToken, "auth-token", "", "admin bearer token; default AUTH_TOKEN, else one signed with AUTH_SECRET, else make run's .data/admin.token")
 	morningFlags(fs, &o)
 	procs := processFlags(fs)
 	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
@@ -99,7 +101,26 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	}
 	o.Zone = loc
 	o.Processes = procs()
-	return o, cpuProfile, nil
+	if o.AuthToken == "" {
+		o.AuthToken, err = adminToken()
+	}
+	return o, cpuProfile, err
+}
+
+// adminToken finds the token of a run: AUTH_TOKEN, one signed with
+// AUTH_SECRET (the compose stack), or the one `make run` wrote.
+func adminToken() (string, error) {
+	if tok := os.Getenv("AUTH_TOKEN"); tok != "" {
+		return tok, nil
+	}
+	if secret := os.Getenv("AUTH_SECRET"); secret != "" {
+		return system.SignToken([]byte(secret), "loadtest", "admin", 2*time.Hour)
+	}
+	raw, err := os.ReadFile(".data/admin.token")
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil // a gateway with AUTH_DISABLED=1
+	}
+	return strings.TrimSpace(string(raw)), err
 }
 
 // morningFlags are the opening-all scenario's: the clinic, its opening and

@@ -1,24 +1,14 @@
 package main
 
-import (
-	"time"
-
-	"termin/system"
-)
-
-// demoPatient is the patient the printed page link signs in as.
-const demoPatient = 77
-
-// pageLinkTTL is how long the printed sign-in link works.
-const pageLinkTTL = 12 * time.Hour
+import "termin/system"
 
 // pageLink is what `make run` prints for the patient page: a link that
-// signs in as the demo patient, or the bare page when there is no secret to
-// sign with.
-func pageLink(gatewayURL string, secret []byte) string {
-	link, err := system.PageLink(gatewayURL, secret, demoPatient, pageLinkTTL)
-	if err != nil {
-		return gatewayURL + "/   (no AUTH_SECRET: the page cannot sign anyone in)"
+// signs in as the development patient (the token rides in the fragment,
+// which the browser never sends to a server), or the bare page when
+// authentication is off and there is no token to give.
+func pageLink(gatewayURL string, dev *system.DevAuth) string {
+	if dev == nil {
+		return gatewayURL + "/   (AUTH_DISABLED=1: the page has no token to sign in with)"
 	}
-	return link
+	return gatewayURL + "/#token=" + dev.PatientToken
 }

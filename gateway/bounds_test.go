@@ -1,0 +1,62 @@
+package gateway_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"termin/gateway"
+	"termin/shared"
+)
+
+// TestRoomBoundsFullMarksOfUnknownSlots: announcements of full slots the
+// room has never seen (one per slot of the day, or forged) keep at most
+// MaxLines lines; slots the room serves are still marked.
+func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxLines = 10
+	room, _ := newRoom(t, gateway.Slot{ID: 1, Capacity: 1, StartAt: time.Now().Add(time.Hour)}, cfg)
+	for id := int64(1000); id < 2000; id++ {
+		room.SlotState(shared.SlotState{SlotID: id, Left: 0})
+	}
+	if n := room.Lines(); n != 10 {
+		t.Errorf("%d lines after 1,000 unknown full slots, want the bound 10", n)
+	}
+	if !room.KnownFull(1000, 5) || room.KnownFull(1999, 5) {
+		t.Error("want the first slots marked and the ones past the bound not")
+	}
+}
+
+// anySlot answers every slot id and list with an empty day, as a database
+// would for ids a client makes up.
+type anySlot struct{}
+
+func (anySlot) Slot(_ context.Context, id int64) (gateway.Slot, error) {
+	return gateway.Slot{ID: id}, nil
+}
+func (anySlot) ListSlots(context.Context, int64, shared.Date) ([]gateway.Slot, error) {
+	return nil, nil
+}
+func (anySlot) Appointment(context.Context, int64) (gateway.Appointment, error) {
+	return gateway.Appointment{}, gateway.ErrAppointmentNotFound
+}
+
+// TestCachesAreBounded: doctor ids, dates and slot ids come from clients;
+// the caches keyed by them stay within their bounds.
+func TestCachesAreBounded(t *testing.T) {
+	ctx := context.Background()
+	lists := gateway.NewSlotLists(anySlot{}, time.Minute, time.UTC)
+	lists.MaxEntries = 50
+	slots := gateway.NewSlotCache(anySlot{}, time.Minute, 50)
+	for id := int64(1); id <= 1000; id++ {
+		if _, err := lists.ListSlots(ctx, id, shared.Date{Year: 2026, Month: 12, Day: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := slots.Slot(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if lists.Len() > 50 || slots.Len() > 50 {
+			t.Fatalf("after %d ids: %d lists, %d slots cached; bound 50", id, lists.Len(), slots.Len())
+		}
+	}
+}

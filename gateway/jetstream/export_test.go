@@ -1,0 +1,7 @@
+package jetstream
+
+// Decoders of untrusted bus messages, for the black-box tests.
+var (
+	DecodeStates   = decodeStates
+	DecodeAttempts = decodeAttempts
+)

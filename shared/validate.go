@@ -1,0 +1,70 @@
+package shared
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Bounds of a command, the same the gateway applies to the request it makes
+// the command from. The booker checks them again: anything on the bus may
+// have been put there by someone else.
+const (
+	MaxKeyLen       = 64
+	MaxTraceIDLen   = 128
+	MaxReplyToken   = 64
+	MaxCommandBytes = 4096
+)
+
+// ErrInvalidCommand is the error of every command Validate refuses.
+var ErrInvalidCommand = errors.New("invalid command")
+
+// ValidKey reports whether key is an Idempotency-Key the API accepts: 1 to 64
+// of A-Z a-z 0-9 _ -, which keeps it safe in subjects and KV keys.
+func ValidKey(key string) bool {
+	if len(key) == 0 || len(key) > MaxKeyLen {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if !keyByte(key[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func keyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// validText accepts up to max of the key's bytes and . : (request ids).
+func validText(s string, max int) bool {
+	if len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !keyByte(c) && c != '.' && c != ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks a command as the gateway builds it: the version, the kind,
+// positive ids, a valid key, bounded ids of the request.
+func (c Command) Validate() error {
+	switch {
+	case c.V != Version:
+		return fmt.Errorf("%w: version %d, want %d", ErrInvalidCommand, c.V, Version)
+	case c.Kind == KindBook && (c.SlotID <= 0 || c.PatientID <= 0):
+		return fmt.Errorf("%w: a booking needs a positive slotId and patientId", ErrInvalidCommand)
+	case c.Kind == KindBook && !ValidKey(c.IdempotencyKey):
+		return fmt.Errorf("%w: idempotencyKey must be 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidCommand, MaxKeyLen)
+	case c.Kind == KindCancel && c.AppointmentID <= 0:
+		return fmt.Errorf("%w: a cancellation needs a positive appointmentId", ErrInvalidCommand)
+	case c.Kind != KindBook && c.Kind != KindCancel:
+		return fmt.Errorf("%w: kind %.20q", ErrInvalidCommand, string(c.Kind))
+	case !validText(c.TraceID, MaxTraceIDLen) || !validText(c.RequestID, MaxReplyToken):
+		return fmt.Errorf("%w: traceId or requestId too long or not plain", ErrInvalidCommand)
+	}
+	return nil
+}

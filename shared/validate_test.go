@@ -1,0 +1,44 @@
+package shared_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"termin/shared"
+)
+
+func TestCommandValidate(t *testing.T) {
+	good := shared.Command{V: 1, Kind: shared.KindBook, SlotID: 1, PatientID: 2, IdempotencyKey: "k-1_A", TraceID: "req.1:x", RequestID: "abc"}
+	tests := []struct {
+		name string
+		edit func(*shared.Command)
+		ok   bool
+	}{
+		{"good booking", func(*shared.Command) {}, true},
+		{"good cancellation", func(c *shared.Command) { *c = shared.Command{V: 1, Kind: shared.KindCancel, AppointmentID: 9} }, true},
+		{"64-character key", func(c *shared.Command) { c.IdempotencyKey = strings.Repeat("k", 64) }, true},
+		{"65-character key", func(c *shared.Command) { c.IdempotencyKey = strings.Repeat("k", 65) }, false},
+		{"empty key", func(c *shared.Command) { c.IdempotencyKey = "" }, false},
+		{"key with a dot", func(c *shared.Command) { c.IdempotencyKey = "a.b" }, false},
+		{"key with a space", func(c *shared.Command) { c.IdempotencyKey = "a b" }, false},
+		{"zero slot", func(c *shared.Command) { c.SlotID = 0 }, false},
+		{"negative patient", func(c *shared.Command) { c.PatientID = -1 }, false},
+		{"version 2", func(c *shared.Command) { c.V = 2 }, false},
+		{"unknown kind", func(c *shared.Command) { c.Kind = "drop" }, false},
+		{"cancellation without id", func(c *shared.Command) { *c = shared.Command{V: 1, Kind: shared.KindCancel} }, false},
+		{"long trace id", func(c *shared.Command) { c.TraceID = strings.Repeat("t", 129) }, false},
+		{"trace id with a newline", func(c *shared.Command) { c.TraceID = "a\nb" }, false},
+		{"long reply token", func(c *shared.Command) { c.RequestID = strings.Repeat("r", 65) }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := good
+			tt.edit(&c)
+			err := c.Validate()
+			if (err == nil) != tt.ok || (err != nil && !errors.Is(err, shared.ErrInvalidCommand)) {
+				t.Errorf("Validate(%+v) = %v, want ok=%v", c, err, tt.ok)
+			}
+		})
+	}
+}

@@ -1,0 +1,69 @@
+package system
+
+import (
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// DevPatient is the patient the development token of `make run` acts for:
+// the one the README's requests book for.
+const DevPatient = 77
+
+// devTokenLifetime keeps development tokens within the gateway's default
+// maximum lifetime (24 h).
+const devTokenLifetime = 12 * time.Hour
+
+// DevAuth is what `make run` hands a developer: the secret the gateway
+// checks tokens with, and a ready patient and admin token.
+type DevAuth struct {
+	Secret       []byte
+	PatientToken string
+	AdminToken   string
+}
+
+// NewDevAuth signs a patient token for DevPatient and an admin token with
+// secret, or with a random 32-byte secret made now when secret is empty.
+func NewDevAuth(secret []byte) (DevAuth, error) {
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		if _, err := rand.Read(secret); err != nil {
+			return DevAuth{}, err
+		}
+	}
+	d := DevAuth{Secret: secret}
+	var err error
+	if d.PatientToken, err = SignToken(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
+		return DevAuth{}, err
+	}
+	d.AdminToken, err = SignToken(secret, "dev-admin", "admin", devTokenLifetime)
+	return d, err
+}
+
+// SignToken makes an HS256 token for sub and role valid for lifetime.
+func SignToken(secret []byte, sub, role string, lifetime time.Duration) (string, error) {
+	now := time.Now()
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"sub": sub, "role": role, "iat": now.Unix(), "exp": now.Add(lifetime).Unix(),
+	}).SignedString(secret)
+}
+
+// WriteTokens puts the tokens in dir/patient.token and dir/admin.token,
+// readable by the developer only, so that the README's requests and the load
+// test can use them as written.
+func (d DevAuth) WriteTokens(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, tok := range map[string]string{"patient.token": d.PatientToken, "admin.token": d.AdminToken} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(tok+"\n"), 0o600); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	return nil
+}
