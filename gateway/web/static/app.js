@@ -136,7 +136,7 @@ window.Termin = (function () {
       history.replaceState(null, '', location.pathname + location.search);
       return trySignIn(decodeURIComponent(m[1]));
     }
-    if (!api.patient()) return signedOut('');
+    if (!api.patient()) return signedOut(sessionStorage.getItem('termin.token') ? 'signinExpired' : '');
     signedIn();
   }
 
@@ -278,7 +278,8 @@ window.Termin = (function () {
       const iso = noon.toISOString().slice(0, 10);
       const top = i === 0 ? t('today') : i === 1 ? t('tomorrow') : fmt(noon, { weekday: 'short' }, 'UTC');
       const b = el('button', { type: 'button', class: 'day', 'data-date': iso, 'aria-pressed': String(iso === state.date),
-        'aria-label': fmt(noon, { weekday: 'long', day: 'numeric', month: 'long' }, 'UTC'), onclick: function () { chooseDay(iso); } }, [
+        'aria-label': (i < 2 ? top + ', ' : '') + fmt(noon, { weekday: 'long', day: 'numeric', month: 'long' }, 'UTC'),
+        onclick: function () { chooseDay(iso); } }, [
         el('span', { class: 'dow', text: top }),
         el('span', { class: 'dom', text: fmt(noon, { day: 'numeric', month: 'numeric' }, 'UTC') })
       ]);
