@@ -183,6 +183,32 @@ func TestPatientPage(t *testing.T) {
 		p.click("#lang")
 	})
 
+	t.Run("signs in only with a valid patient token", func(t *testing.T) {
+		signin := `!document.getElementById('v-signin').hidden && document.getElementById('nav').hidden`
+		p := openTab(t, browser, w.page.URL()+"/")
+		p.waitFor("the sign-in view without a token", signin)
+		expired, err := system.SignToken(w.secret, "109", "patient", -time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = openTab(t, browser, w.page.URL()+"/#token="+expired)
+		p.waitFor("the sign-in view for an expired token", signin+` && document.getElementById('signin-why').textContent.includes('abgelaufen')`)
+		forged, err := system.SignToken([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = openTab(t, browser, w.page.URL()+"/#token="+forged)
+		p.waitFor("the sign-in view or the doctor form", signin+` || !document.getElementById('doctor-form').hidden`)
+		if !eval[bool](p, signin) { // a server without the doctor list: the first API call refuses the token
+			p.typeInto("#doctor-id", "41")
+			p.click("#doctor-form button")
+		}
+		p.waitFor("the sign-in view once the API refuses a forged token", signin)
+		if loc := eval[string](p, `location.href`); strings.Contains(loc, "token") {
+			t.Errorf("the address still shows the token: %s", loc)
+		}
+	})
+
 	t.Run("books with the keyboard alone", func(t *testing.T) {
 		at := tomorrowAt(15, 0)
 		slot := w.slot(47, at, 1)
