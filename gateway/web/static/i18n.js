@@ -80,6 +80,7 @@ window.TerminTexts = {
     problems: {
       INVALID_REQUEST: 'Die Anfrage war ungültig. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
       PAYLOAD_TOO_LARGE: 'Die Anfrage war zu groß. Bitte laden Sie die Seite neu.',
+      HEADERS_TOO_LARGE: 'Die Anfrage war zu groß. Bitte melden Sie sich ab und wieder an.',
       MISSING_IDEMPOTENCY_KEY: 'Der Anfrage fehlte ihre Kennung. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
       INVALID_IDEMPOTENCY_KEY: 'Die Kennung der Anfrage war ungültig. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
       SLOT_NOT_FOUND: 'Diesen Termin gibt es nicht mehr. Bitte wählen Sie einen anderen.',
@@ -179,6 +180,7 @@ window.TerminTexts = {
     problems: {
       INVALID_REQUEST: 'The request was invalid. Please reload the page and try again.',
       PAYLOAD_TOO_LARGE: 'The request was too large. Please reload the page.',
+      HEADERS_TOO_LARGE: 'The request was too large. Please sign out and in again.',
       MISSING_IDEMPOTENCY_KEY: 'The request lacked its identifier. Please reload the page and try again.',
       INVALID_IDEMPOTENCY_KEY: 'The request identifier was invalid. Please reload the page and try again.',
       SLOT_NOT_FOUND: 'This appointment time no longer exists. Please choose another one.',
