@@ -250,9 +250,9 @@ window.Termin = (function () {
     $('doctor-form').hidden = !!d || state.listed !== false;
     if (d) {
       ul.appendChild(el('li', { class: 'chosen' }, [
-        el('span', {}, [
+        el('span', { class: 'stack' }, [
           el('span', { class: 'name', text: doctorName(d.id, d.name) }),
-          d.specialty ? el('span', { class: 'sub', text: ' · ' + d.specialty }) : null
+          d.specialty ? el('span', { class: 'sub', text: d.specialty }) : null
         ]),
         state.moving ? null : el('button', { type: 'button', class: 'link', text: t('change'), onclick: function () {
           state.doctor = null; state.slots = null; renderBooking(); $('doctor-title').setAttribute('tabindex', '-1'); $('doctor-title').focus();
