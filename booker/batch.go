@@ -20,9 +20,12 @@ func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 	out := make([]Outcome, len(ops))
 	for i, op := range ops {
 		var err error
-		if op.Book != nil {
+		switch {
+		case op.Book != nil:
 			out[i].Booking, err = o.svc.Book(ctx, *op.Book)
-		} else {
+		case op.Confirm != 0:
+			out[i], err = o.confirm(ctx, op)
+		default:
 			out[i].Cancellation, err = o.svc.Cancel(ctx, op.Cancel)
 		}
 		var refused *shared.Error
@@ -34,4 +37,18 @@ func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 		}
 	}
 	return out, nil
+}
+
+// confirm hands a confirmation to the service's own batch decision: a hold
+// is confirmed or expired only where the places are counted.
+func (o oneByOne) confirm(ctx context.Context, op Op) (Outcome, error) {
+	bs, ok := o.svc.(BatchService)
+	if !ok {
+		return Outcome{}, errors.New("booker: this service cannot confirm holds")
+	}
+	out, err := bs.Decide(ctx, []Op{op})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return out[0], out[0].Err
 }

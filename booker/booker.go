@@ -12,14 +12,20 @@ import (
 	"time"
 )
 
-// Status is the state of an appointment; a cancelled one frees its place.
+// Status is the state of an appointment; a cancelled or expired one frees its place.
 type Status string
 
-// The two states an appointment can be in.
+// The states an appointment can be in. A hold (HELD) takes its place like a
+// booking until it is confirmed (BOOKED) or its time runs out (EXPIRED).
 const (
 	StatusBooked    Status = "BOOKED"
+	StatusHeld      Status = "HELD"
 	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
 )
+
+// Active reports whether the appointment takes its place.
+func (s Status) Active() bool { return s == StatusBooked || s == StatusHeld }
 
 // Slot is one bookable period of a doctor, precomputed as a row so that a
 // booking has one concrete thing to lock and count.
@@ -44,6 +50,11 @@ type Appointment struct {
 	PatientID int64
 	Status    Status
 	CreatedAt time.Time
+	// ExpiresAt is when a hold ends; zero unless Status is HELD.
+	ExpiresAt time.Time
+	// EndAt is the end of the appointment's time, the last slot's end for a
+	// longer visit; zero when the deciding path did not learn it.
+	EndAt time.Time
 }
 
 // BookRequest is a patient's click on "book". The idempotency key is chosen by
@@ -53,6 +64,12 @@ type BookRequest struct {
 	SlotID         int64
 	PatientID      int64
 	IdempotencyKey string
+	// Hold asks for a hold (HELD until confirmed) instead of a booking.
+	Hold bool
+	// Minutes is the visit's length when it is longer than the slot: a
+	// multiple of the slot's length, taking the following slots of the
+	// doctor too, all or none. Zero means one slot.
+	Minutes int
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs only: it takes no part in the decision or the fingerprint.
 	TraceID string
@@ -60,10 +77,21 @@ type BookRequest struct {
 
 // Fingerprint identifies the request body stored with a key, so that the same
 // key sent with another body is recognised and refused rather than replayed.
+// A plain one-slot booking keeps the first version's fingerprint, so that
+// keys decided before holds and longer visits existed still replay.
 func (r BookRequest) Fingerprint() string {
-	sum := sha256.Sum256([]byte("v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)))
+	body := "v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)
+	if r.Hold || r.Minutes > 0 {
+		body = "v2|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10) +
+			"|" + strconv.FormatBool(r.Hold) + "|" + strconv.Itoa(r.Minutes)
+	}
+	sum := sha256.Sum256([]byte(body))
 	return hex.EncodeToString(sum[:])
 }
+
+// Plain reports whether the request is a booking of one slot, the common
+// case every fast path is built for.
+func (r BookRequest) Plain() bool { return !r.Hold && r.Minutes == 0 }
 
 // Booking is the outcome of a successful BookRequest.
 type Booking struct {
@@ -101,18 +129,47 @@ type Service interface {
 	Cancel(ctx context.Context, appointmentID int64) (Cancellation, error)
 }
 
-// Op is one command of a batch, in arrival order: a booking or a cancellation.
+// Op is one command of a batch, in arrival order: a booking, a cancellation
+// or the confirmation of a hold.
 type Op struct {
-	Book   *BookRequest
-	Cancel int64 // appointment id, when Book is nil
+	Book    *BookRequest
+	Cancel  int64 // appointment id, when Book is nil and Confirm is 0
+	Confirm int64 // appointment id of a hold to confirm, when Book is nil
 }
 
-// Outcome is what became of one Op: a booking, a cancellation, or a refusal
-// (one of the domain errors).
+// Outcome is what became of one Op: a booking, a cancellation, a
+// confirmation, or a refusal (one of the domain errors).
 type Outcome struct {
 	Booking      Booking
 	Cancellation Cancellation
+	Confirmation Confirmation
 	Err          error
+}
+
+// Confirmation is the outcome of confirming a hold.
+type Confirmation struct {
+	Appointment
+	// Changed is true only for the request that moved the hold to BOOKED.
+	Changed bool
+	// Expired is set when the confirmation came too late and expired the
+	// hold itself, freeing its places.
+	Expired *Expiry
+}
+
+// Expiry is a hold whose time ran out and whose places were freed, by the
+// expiry job or by a confirmation that came too late.
+type Expiry struct {
+	Appointment
+	// Slots are the places freed, one per slot the hold took, with what each has left.
+	Slots []Freed
+}
+
+// Freed is a slot that got a place back.
+type Freed struct {
+	SlotID   int64
+	DoctorID int64
+	StartAt  time.Time
+	Left     int
 }
 
 // BatchService decides many commands in one transaction. The outcome of each

@@ -20,4 +20,8 @@ var (
 	ErrAlreadyBooked       = shared.NewError(shared.CodeAlreadyBooked, "patient already holds a place in this slot")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
+	ErrOverlapping         = shared.NewError(shared.CodeOverlappingAppointment, "the patient already has an active appointment at an overlapping time")
+	ErrBadSpan             = shared.NewError(shared.CodeInvalidRequest, "minutes must be a multiple of the slot's length")
+	ErrSpanTaken           = shared.NewError(shared.CodeSlotFull, "the following slots of a longer visit are not all free")
 )

@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"termin/shared"
@@ -155,20 +157,64 @@ func (f *Front) RequestCancellation(ctx context.Context, a Appointment) (bool, e
 	}
 }
 
-// result turns a decision into the gateway's answer.
+// RequestConfirmation queues the confirmation of a hold on its slot's
+// doctor subject and waits for the booker's decision. Each confirmation is
+// its own message (a confirmation is idempotent in the database), so a
+// repeat while the first is still queued gets a decision of its own instead
+// of being dropped as a duplicate with nobody answering it.
+func (f *Front) RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error) {
+	slot, err := f.Slots.Slot(ctx, a.SlotID)
+	if err != nil {
+		return Appointment{}, unavailableUnlessDomain(err)
+	}
+	cmd := shared.Command{V: shared.VersionHolds, Kind: shared.KindConfirm, AppointmentID: a.ID, SlotID: a.SlotID,
+		PatientID: a.PatientID, TraceID: RequestID(ctx)}
+	msgID := shared.ConfirmMsgID(a.ID) + "." + strconv.FormatUint(rand.Uint64(), 36)
+	ch, err := f.Queue.Submit(ctx, slot.DoctorID, msgID, cmd)
+	if err != nil {
+		return Appointment{}, err
+	}
+	select {
+	case d, ok := <-ch:
+		switch {
+		case !ok:
+			return Appointment{}, fmt.Errorf("%w: no decision arrived; confirm again", ErrUnavailable)
+		case d.Code != shared.Booked || d.Appointment == nil:
+			return Appointment{}, shared.NewError(d.Code, d.Detail)
+		}
+		return appointment(d.Appointment), nil
+	case <-ctx.Done():
+		return Appointment{}, fmt.Errorf("%w: no decision arrived in time; confirm again", ErrUnavailable)
+	}
+}
+
+// result turns a decision into the gateway's answer. A decision on record
+// for another body (slot, hold or minutes) means the key was reused.
 func result(d shared.Decision, req BookRequest, replay bool, err error) (BookingResult, error) {
 	switch {
 	case err != nil:
 		return BookingResult{}, err
-	case d.SlotID != req.SlotID:
+	case d.SlotID != req.SlotID || d.Hold != req.Hold || d.Minutes != req.Minutes:
 		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
 	}
-	a := d.Appointment
+	return BookingResult{Replay: replay, Appointment: appointment(d.Appointment)}, nil
+}
+
+// appointment reads the wire's appointment; its times are the booker's own
+// formatting, so a parse failure leaves a zero time rather than an error.
+func appointment(a *shared.Appointment) Appointment {
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
-	return BookingResult{Replay: replay, Appointment: Appointment{ID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, Status: Status(a.Status), CreatedAt: created}}, nil
+	out := Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
+		Status: Status(a.Status), CreatedAt: created}
+	if a.ExpiresAt != "" {
+		out.ExpiresAt, _ = time.Parse(time.RFC3339, a.ExpiresAt)
+	}
+	if a.EndAt != "" {
+		out.EndAt, _ = time.Parse(time.RFC3339, a.EndAt)
+	}
+	return out
 }
 
 // unavailableUnlessDomain keeps domain answers (slot not found) and turns

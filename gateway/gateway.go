@@ -32,6 +32,7 @@ var (
 	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
 )
 
 // Slot is what the gateway reads of a slot: enough to route a booking to its
@@ -58,7 +59,9 @@ type Status string
 // The two states an appointment can be in.
 const (
 	StatusBooked    Status = "BOOKED"
+	StatusHeld      Status = "HELD"
 	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
 )
 
 // Appointment is one patient's place in one slot.
@@ -68,6 +71,10 @@ type Appointment struct {
 	PatientID int64
 	Status    Status
 	CreatedAt time.Time
+	// ExpiresAt is a hold's end, zero unless HELD; EndAt is the end of the
+	// appointment's time (a longer visit's last slot), zero when unknown.
+	ExpiresAt time.Time
+	EndAt     time.Time
 }
 
 // BookRequest is a patient's click on "book"; the key is the client's, per
@@ -76,6 +83,10 @@ type BookRequest struct {
 	SlotID         int64
 	PatientID      int64
 	IdempotencyKey string
+	// Hold asks for a hold (HELD until confirmed); Minutes for a longer
+	// visit taking the slot and the doctor's following ones (0: the slot).
+	Hold    bool
+	Minutes int
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
@@ -103,6 +114,9 @@ type Bookings interface {
 	// RequestCancellation queues the cancellation of a and waits for it within
 	// the reply budget; queued is true when it is accepted but not yet applied.
 	RequestCancellation(ctx context.Context, a Appointment) (queued bool, err error)
+	// RequestConfirmation queues the confirmation of the hold a and returns
+	// the booked appointment; a hold that has ended is ErrHoldExpired.
+	RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error)
 }
 
 // Reads is the read side the gateway serves from PostgreSQL.

@@ -213,8 +213,9 @@ func (r *Room) admitLocked(ln *line) {
 // that made it, and the next requests are admitted as it is decided.
 func (r *Room) enqueue(t *Ticket) {
 	req := t.Request
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID}
+	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, req.Hold, req.Minutes), Kind: shared.KindBook,
+		SlotID: req.SlotID, PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID,
+		Hold: req.Hold, Minutes: req.Minutes}
 	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
 	if err != nil {
 		r.decide(t, shared.Decision{}, err)
@@ -241,7 +242,8 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 	case err != nil:
 	case d.Code == shared.Booked && !d.Replay:
 		ln.left = d.Left // as the booker saw it; announcements may also have told it
-	case d.Code == shared.CodeSlotFull:
+	case d.Code == shared.CodeSlotFull && d.Minutes == 0:
+		// A longer visit refused as full may have found only a following slot taken.
 		ln.left = 0
 	}
 	r.closeLocked(t, d, err)

@@ -8,11 +8,13 @@ import (
 
 // filled: wherever more patients than places were decided on a slot, every
 // place was taken. A patient told SLOT_FULL while a place stayed free is a
-// lost place, as surely as an overbooking is a double one.
+// lost place, as surely as an overbooking is a double one. A patient refused
+// because they already have an appointment at that time is no demand for the
+// slot: no free place could have been theirs.
 func (c *checker) filled() Check {
 	demand := map[int64]map[int64]bool{}
 	for _, k := range c.clicks {
-		if !k.final() {
+		if !k.final() || k.code == "OVERLAPPING_APPOINTMENT" {
 			continue
 		}
 		if demand[k.slot] == nil {

@@ -1,6 +1,7 @@
 package shared
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -17,8 +18,9 @@ const (
 	MaxEntries     = 500
 )
 
-// Range is a working range in minutes after local midnight, From < To <= 1440.
-type Range struct{ From, To int }
+// Range is a working range in minutes after local midnight, From < To <= 1440,
+// cut into slots of SlotMinutes for Capacity patients each.
+type Range struct{ From, To, SlotMinutes, Capacity int }
 
 // Plan is a validated working plan: ranges sorted, none overlapping.
 type Plan struct {
@@ -56,7 +58,7 @@ func ParsePlan(p SchedulePlan) (Plan, error) {
 		if !ok {
 			return Plan{}, invalidPlan("weekly[%d].day %q: want one of MON TUE WED THU FRI SAT SUN", i, w.Day)
 		}
-		r, err := parseRange(fmt.Sprintf("weekly[%d]", i), w.From, w.To, p.SlotMinutes)
+		r, err := parseVisitRange(fmt.Sprintf("weekly[%d]", i), w, p)
 		if err != nil {
 			return Plan{}, err
 		}
@@ -106,6 +108,7 @@ func (plan *Plan) parseExceptions(exs []ScheduleException) error {
 		if err != nil {
 			return err
 		}
+		r.SlotMinutes, r.Capacity = plan.SlotMinutes, plan.Capacity
 		plan.exceptions[d] = append(plan.exceptions[d], r)
 	}
 	for d := range closed {
@@ -114,6 +117,22 @@ func (plan *Plan) parseExceptions(exs []ScheduleException) error {
 		}
 	}
 	return nil
+}
+
+// parseVisitRange reads a weekly range with its own slot length and
+// capacity (a visit type, such as vaccination hours), or the plan's where it
+// names none.
+func parseVisitRange(name string, w WeeklyHours, p SchedulePlan) (Range, error) {
+	minutes, capacity := cmp.Or(w.SlotMinutes, p.SlotMinutes), cmp.Or(w.Capacity, p.Capacity)
+	switch {
+	case minutes < MinSlotMinutes || minutes > MaxSlotMinutes:
+		return Range{}, invalidPlan("%s.slotMinutes %d: want %d to %d", name, minutes, MinSlotMinutes, MaxSlotMinutes)
+	case capacity < 1 || capacity > MaxCapacity:
+		return Range{}, invalidPlan("%s.capacity %d: want 1 to %d", name, capacity, MaxCapacity)
+	}
+	r, err := parseRange(name, w.From, w.To, minutes)
+	r.SlotMinutes, r.Capacity = minutes, capacity
+	return r, err
 }
 
 // parseRange reads one from–to pair. The range must hold a whole number of
@@ -133,7 +152,7 @@ func parseRange(name, from, to string, slotMinutes int) (Range, error) {
 	if (t-f)%slotMinutes != 0 {
 		return Range{}, invalidPlan("%s: %s–%s is %d minutes, not a multiple of slotMinutes %d", name, from, to, t-f, slotMinutes)
 	}
-	return Range{f, t}, nil
+	return Range{From: f, To: t}, nil
 }
 
 // ParseClock reads a wall-clock time "HH:MM" (00:00 to 23:59) as minutes

@@ -22,11 +22,16 @@ type SchedulePlan struct {
 }
 
 // WeeklyHours is one working range on a weekday (MON..SUN); several entries
-// of one day are several ranges, with breaks between them.
+// of one day are several ranges, with breaks between them. SlotMinutes and
+// Capacity, when set, make the range a visit type of its own (vaccination
+// hours of 5-minute slots for 10 beside 15-minute consultations); unset,
+// the plan's apply.
 type WeeklyHours struct {
-	Day  string `json:"day"`
-	From string `json:"from"`
-	To   string `json:"to"`
+	Day         string `json:"day"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	SlotMinutes int    `json:"slotMinutes,omitempty"`
+	Capacity    int    `json:"capacity,omitempty"`
 }
 
 // ScheduleException replaces the weekly hours of one date: closed, or the

@@ -13,6 +13,12 @@ import (
 // a message of a version it does not know instead of guessing at it.
 const Version = 1
 
+// VersionHolds is the version of a command that uses holds, confirmations or
+// longer visits. A plain booking or cancellation stays at Version, so that
+// bookers of either kind decide it during a rolling update, while a booker
+// that predates holds terminates a hold rather than booking it as a plain one.
+const VersionHolds = 2
+
 // Code names an outcome. The error codes are the problem codes of the HTTP API.
 type Code string
 
@@ -38,6 +44,9 @@ const (
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeInternal              Code = "INTERNAL"
+
+	CodeHoldExpired            Code = "HOLD_EXPIRED"
+	CodeOverlappingAppointment Code = "OVERLAPPING_APPOINTMENT"
 )
 
 // Error is an error with a code, so that a decision made in the booker keeps
@@ -65,11 +74,12 @@ func CodeOf(err error) Code {
 // Kind says what a Command asks for.
 type Kind string
 
-// The two kinds of command. Cancellations go through the same queue as
-// bookings so that every write to a slot row is decided in the booker.
+// The kinds of command. Cancellations and confirmations go through the same
+// queue as bookings so that every write to a slot row is decided in the booker.
 const (
-	KindBook   Kind = "book"
-	KindCancel Kind = "cancel"
+	KindBook    Kind = "book"
+	KindCancel  Kind = "cancel"
+	KindConfirm Kind = "confirm"
 )
 
 // Command is a booking or cancellation request waiting in the booking stream.
@@ -81,6 +91,9 @@ type Command struct {
 	PatientID      int64  `json:"patientId,omitempty"`
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 	AppointmentID  int64  `json:"appointmentId,omitempty"`
+	// Hold and Minutes (VersionHolds) ask for a hold and a longer visit.
+	Hold    bool `json:"hold,omitempty"`
+	Minutes int  `json:"minutes,omitempty"`
 	// TraceID is the gateway's request id (X-Request-Id), so that the booker's
 	// log lines about this command can be found from what a client reports.
 	// Optional: an older gateway leaves it empty.
@@ -94,17 +107,39 @@ type Appointment struct {
 	PatientID int64  `json:"patientId"`
 	Status    string `json:"status"`
 	CreatedAt string `json:"createdAt"`
+	// ExpiresAt is a hold's end, EndAt the end of a longer visit (RFC 3339);
+	// empty otherwise.
+	ExpiresAt string `json:"expiresAt,omitempty"`
+	EndAt     string `json:"endAt,omitempty"`
+}
+
+// CommandVersion is the version a command must carry: VersionHolds when it
+// uses anything a booker before holds would misread.
+func CommandVersion(kind Kind, hold bool, minutes int) int {
+	if kind == KindConfirm || hold || minutes != 0 {
+		return VersionHolds
+	}
+	return Version
+}
+
+// ConfirmMsgID is the de-duplication id of a confirmation.
+func ConfirmMsgID(appointmentID int64) string {
+	return "confirm." + strconv.FormatInt(appointmentID, 10)
 }
 
 // Decision is the booker's answer to a Command: an outcome code, and the
 // appointment when there is one. Replay is true when the key had been decided
 // before.
 type Decision struct {
-	V           int          `json:"v"`
-	Code        Code         `json:"code"`
-	Detail      string       `json:"detail,omitempty"`
-	Replay      bool         `json:"replay,omitempty"`
-	SlotID      int64        `json:"slotId,omitempty"`
+	V      int    `json:"v"`
+	Code   Code   `json:"code"`
+	Detail string `json:"detail,omitempty"`
+	Replay bool   `json:"replay,omitempty"`
+	SlotID int64  `json:"slotId,omitempty"`
+	// Hold and Minutes repeat the booking's, so that a key reused with
+	// another body is told apart when answered from the record.
+	Hold        bool         `json:"hold,omitempty"`
+	Minutes     int          `json:"minutes,omitempty"`
 	Appointment *Appointment `json:"appointment,omitempty"`
 	// Left is the places the slot had left right after a new booking.
 	Left int `json:"left,omitempty"`

@@ -13,6 +13,8 @@ const (
 	MaxTraceIDLen   = 128
 	MaxReplyToken   = 64
 	MaxCommandBytes = 4096
+	// MaxVisitMinutes bounds a longer visit; the gateway allows 480.
+	MaxVisitMinutes = 24 * 60
 )
 
 // ErrInvalidCommand is the error of every command Validate refuses.
@@ -50,18 +52,26 @@ func validText(s string, max int) bool {
 }
 
 // Validate checks a command as the gateway builds it: the version, the kind,
-// positive ids, a valid key, bounded ids of the request.
+// positive ids, a valid key, bounded ids of the request. A command that uses
+// holds, confirmations or longer visits must say VersionHolds, so that no
+// booker reads it as a plain booking.
 func (c Command) Validate() error {
 	switch {
-	case c.V != Version:
-		return fmt.Errorf("%w: version %d, want %d", ErrInvalidCommand, c.V, Version)
+	case c.V != Version && c.V != VersionHolds:
+		return fmt.Errorf("%w: version %d, want %d or %d", ErrInvalidCommand, c.V, Version, VersionHolds)
+	case c.V < CommandVersion(c.Kind, c.Hold, c.Minutes):
+		return fmt.Errorf("%w: version %d cannot carry a hold, a confirmation or minutes", ErrInvalidCommand, c.V)
 	case c.Kind == KindBook && (c.SlotID <= 0 || c.PatientID <= 0):
 		return fmt.Errorf("%w: a booking needs a positive slotId and patientId", ErrInvalidCommand)
 	case c.Kind == KindBook && !ValidKey(c.IdempotencyKey):
 		return fmt.Errorf("%w: idempotencyKey must be 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidCommand, MaxKeyLen)
+	case c.Kind == KindBook && (c.Minutes < 0 || c.Minutes > MaxVisitMinutes):
+		return fmt.Errorf("%w: minutes %d out of range", ErrInvalidCommand, c.Minutes)
 	case c.Kind == KindCancel && c.AppointmentID <= 0:
 		return fmt.Errorf("%w: a cancellation needs a positive appointmentId", ErrInvalidCommand)
-	case c.Kind != KindBook && c.Kind != KindCancel:
+	case c.Kind == KindConfirm && c.AppointmentID <= 0:
+		return fmt.Errorf("%w: a confirmation needs a positive appointmentId", ErrInvalidCommand)
+	case c.Kind != KindBook && c.Kind != KindCancel && c.Kind != KindConfirm:
 		return fmt.Errorf("%w: kind %.20q", ErrInvalidCommand, string(c.Kind))
 	case !validText(c.TraceID, MaxTraceIDLen) || !validText(c.RequestID, MaxReplyToken):
 		return fmt.Errorf("%w: traceId or requestId too long or not plain", ErrInvalidCommand)

@@ -58,6 +58,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	a.Store = postgres.NewStore(a.db, a.cfg.Zone)
+	a.Store.HoldTTL = a.cfg.Holds.TTL
 	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("booker"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond))
 	if err != nil {
@@ -80,8 +81,10 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.startEvents(ctx, js, reg); err != nil {
 		return err
 	}
+	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
-		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}}, metrics)
+		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann}, metrics)
+	a.startHoldExpiry(ann)
 	return a.startSchedules()
 }
 

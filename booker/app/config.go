@@ -43,6 +43,8 @@ type Config struct {
 	Notify          NotifyConfig
 	// Schedule sets the daily opening and the roll-forward job.
 	Schedule ScheduleConfig
+	// Holds sets the holds' life and the expiry job.
+	Holds HoldConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
 	// to slow the booker down or to break it on purpose; production leaves it nil.
 	Decorate func(booker.Service) booker.Service
@@ -86,6 +88,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	fs.DurationVar(&cfg.Holds.TTL, "hold-ttl", envconf.Duration("HOLD_TTL", defaultHoldTTL), "how long a hold keeps its place unless confirmed (HOLD_TTL)")
+	fs.DurationVar(&cfg.Holds.Sweep, "hold-sweep", envconf.Duration("HOLD_SWEEP", defaultHoldSweep), "how often expired holds are freed (HOLD_SWEEP)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

@@ -51,6 +51,16 @@ func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) shared
 		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left}
 }
 
+// Expired is the state of each slot an expired hold gave a place back to.
+func (a *Announcer) Expired(e booker.Expiry) []shared.SlotState {
+	states := make([]shared.SlotState, 0, len(e.Slots))
+	for _, f := range e.Slots {
+		states = append(states, shared.SlotState{SlotID: f.SlotID, DoctorID: f.DoctorID,
+			StartAt: f.StartAt.UTC().Format(time.RFC3339), Left: f.Left})
+	}
+	return states
+}
+
 // Refused re-announces a full slot after a SLOT_FULL decision, at most once per
 // Refresh, which keeps the gateways' marks alive during a burst; ok is false
 // when it is not yet time.

@@ -66,9 +66,13 @@ func (w *Worker) decide(ctx context.Context, entries []*entry) {
 func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	ops := make([]booker.Op, len(todo))
 	for i, e := range todo {
-		if e.cmd.Kind == shared.KindBook {
-			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
-		} else {
+		switch e.cmd.Kind {
+		case shared.KindBook:
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID,
+				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
+		case shared.KindConfirm:
+			ops[i].Confirm = e.cmd.AppointmentID
+		default:
 			ops[i].Cancel = e.cmd.AppointmentID
 		}
 	}
@@ -111,15 +115,20 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 	var refused *shared.Error
 	switch {
 	case errors.As(o.Err, &refused):
-		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: cmd.SlotID}
+		return shared.Decision{V: shared.Version, Code: refused.Code, Detail: refused.Msg, SlotID: cmd.SlotID,
+			Hold: cmd.Hold, Minutes: cmd.Minutes}
 	case cmd.Kind == shared.KindCancel:
 		c := o.Cancellation
 		return shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
 			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
+	case cmd.Kind == shared.KindConfirm:
+		c := o.Confirmation
+		return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: !c.Changed,
+			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
 	b := o.Booking
 	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
-		Appointment: wire(b.Appointment), Left: b.Left}
+		Hold: cmd.Hold, Minutes: cmd.Minutes, Appointment: wire(b.Appointment), Left: b.Left}
 }
 
 // announce tells the gateways each slot's latest state after the batch, in
@@ -134,10 +143,13 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
 			booked[e.cmd.SlotID] = e.outcome.Booking
-		case e.decision.Code == shared.CodeSlotFull:
+		case e.decision.Code == shared.CodeSlotFull && e.cmd.Minutes == 0:
+			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
 			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
+		case e.outcome.Confirmation.Expired != nil:
+			states = append(states, w.Announcer.Expired(*e.outcome.Confirmation.Expired)...)
 		}
 	}
 	for _, b := range booked {
@@ -157,7 +169,7 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 // sameBody turns a recorded decision into a refusal when the key comes back
 // with another slot: the key was reused with another body.
 func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
-	if d.SlotID != cmd.SlotID {
+	if d.SlotID != cmd.SlotID || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes {
 		return shared.Decision{V: shared.Version, Code: shared.CodeIdempotencyKeyReused,
 			Detail: booker.ErrKeyReused.Msg, SlotID: cmd.SlotID}
 	}
@@ -175,5 +187,14 @@ func (w *Worker) count(d shared.Decision) {
 
 func wire(a booker.Appointment) *shared.Appointment {
 	return &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
-		Status: string(a.Status), CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano)}
+		Status: string(a.Status), CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano),
+		ExpiresAt: rfc3339(a.ExpiresAt), EndAt: rfc3339(a.EndAt)}
+}
+
+// rfc3339 formats t in UTC, or gives "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

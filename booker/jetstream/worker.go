@@ -118,8 +118,11 @@ func (p *pending) overlaps(batch []*entry) bool {
 func (e *entry) key() string { return commandKey(e.cmd) }
 
 func commandKey(cmd shared.Command) string {
-	if cmd.Kind == shared.KindCancel {
+	switch cmd.Kind {
+	case shared.KindCancel:
 		return shared.CancelMsgID(cmd.AppointmentID)
+	case shared.KindConfirm:
+		return shared.ConfirmMsgID(cmd.AppointmentID)
 	}
 	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
 }

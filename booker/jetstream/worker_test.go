@@ -84,7 +84,7 @@ func TestPoolTerminatesMalformedCommands(t *testing.T) {
 	svc := &fakeDecider{}
 	q := newQueue(t, svc)
 	q.publish(42, "junk-1", []byte("not a command"))
-	q.publish(42, "junk-2", mustJSON(t, shared.Command{V: shared.Version + 1, Kind: shared.KindBook, SlotID: 1, PatientID: 7, IdempotencyKey: "k"}))
+	q.publish(42, "junk-2", mustJSON(t, shared.Command{V: shared.VersionHolds + 1, Kind: shared.KindBook, SlotID: 1, PatientID: 7, IdempotencyKey: "k"}))
 	q.publish(42, "junk-3", mustJSON(t, shared.Command{V: shared.Version, Kind: shared.KindBook, PatientID: 7, IdempotencyKey: "k"}))
 	q.book(42, 1, 8, "valid")
 	q.run()

@@ -294,3 +294,34 @@ func assertContains(t *testing.T, what, text string, parts []string, id int64) {
 		}
 	}
 }
+
+func TestHoldSendsOnConfirmAndOnExpiry(t *testing.T) {
+	e := newEnv(t, 5)
+	e.contact(77, "", "anna@example.org", "", "de")
+	hold := func(slot int64) booker.Booking {
+		out, err := e.store.Decide(context.Background(), []booker.Op{{Book: &booker.BookRequest{
+			SlotID: slot, PatientID: 77, IdempotencyKey: fmt.Sprint("h", slot), Hold: true}}})
+		if err != nil || out[0].Err != nil {
+			t.Fatalf("hold: %v %v", err, out[0].Err)
+		}
+		return out[0].Booking
+	}
+	confirmed := hold(e.slot(42, winter, 1))
+	if out, err := e.store.Decide(context.Background(), []booker.Op{{Confirm: confirmed.ID}}); err != nil || out[0].Err != nil {
+		t.Fatalf("confirm: %v %+v", err, out)
+	}
+	mails := e.waitMails(1)
+	if want := "Terminbestätigung: Mo. 10.03.2031, 09:30 Uhr"; len(mails) != 1 || mails[0].Subject != want {
+		t.Fatalf("after the confirmation: %+v, want one mail %q", mails, want)
+	}
+	lapsed := hold(e.slot(42, winter.Add(time.Hour), 1))
+	e.store.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	if got, err := e.store.ExpireHolds(context.Background(), 10); err != nil || len(got) != 1 || got[0].ID != lapsed.ID {
+		t.Fatalf("expiry job: %+v %v, want hold %d", got, err, lapsed.ID)
+	}
+	mails = e.waitMails(2)
+	if want := "Reservierung abgelaufen: Mo. 10.03.2031, 10:30 Uhr"; len(mails) != 2 || mails[1].Subject != want {
+		t.Fatalf("after the expiry: %+v, want a second mail %q", mails, want)
+	}
+	assertContains(t, "expiry notice", mails[1].Body, []string{"nicht rechtzeitig bestätigt", "Termin-Nr.: %d"}, lapsed.ID)
+}

@@ -37,13 +37,17 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Locatio
 	when := l.shortDate(start) + ", " + l.clock(start)
 	doctor := fmt.Sprintf(l.doctor, a.DoctorID)
 	var intro, hint, short string
+	subject := l.subjectBooked
 	switch ev.Type {
-	case outbox.SubjectBooked:
+	case outbox.SubjectBooked, outbox.SubjectConfirmed:
 		intro, hint = l.booked, fmt.Sprintf(l.cancelHint, a.AppointmentID)
 		short = fmt.Sprintf(l.smsBooked, when, doctor, a.AppointmentID)
 	case outbox.SubjectCancelled:
-		intro, hint = l.cancelled, l.rebookHint
+		intro, hint, subject = l.cancelled, l.rebookHint, l.subjectCancelled
 		short = fmt.Sprintf(l.smsCancelled, when, doctor)
+	case outbox.SubjectExpired:
+		intro, hint, subject = l.expired, l.rebookHint, l.subjectExpired
+		short = fmt.Sprintf(l.smsExpired, when, doctor)
 	default:
 		return Message{}, fmt.Errorf("no message for event type %q", ev.Type)
 	}
@@ -51,10 +55,6 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Locatio
 	fmt.Fprintf(&b, "%s\n\n%s\n\n", l.greeting(c.Name), intro)
 	fmt.Fprintf(&b, l.details, l.longDate(start), l.span(start, end), doctor, a.AppointmentID)
 	fmt.Fprintf(&b, "\n\n%s\n\n%s\n", hint, l.signOff)
-	subject := l.subjectBooked
-	if ev.Type == outbox.SubjectCancelled {
-		subject = l.subjectCancelled
-	}
 	return Message{Ref: ev.ID, Subject: subject + ": " + when, Body: b.String(), Short: short}, nil
 }
 
@@ -66,11 +66,14 @@ type language struct {
 	hello, helloName        string
 	subjectBooked           string
 	subjectCancelled        string
+	subjectExpired          string
 	booked, cancelled       string
+	expired                 string
 	details                 string // date, time span, doctor, appointment number
 	doctor                  string
 	cancelHint, rebookHint  string
 	smsBooked, smsCancelled string
+	smsExpired              string
 	signOff                 string
 }
 

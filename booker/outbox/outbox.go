@@ -19,6 +19,10 @@ const (
 	StreamName       = "EVENTS"
 	SubjectBooked    = "appointment.booked"
 	SubjectCancelled = "appointment.cancelled"
+	// SubjectConfirmed is a hold turned into a booking: the confirmation.
+	SubjectConfirmed = "appointment.confirmed"
+	// SubjectExpired is a hold whose time ran out: its place is free again.
+	SubjectExpired = "appointment.expired"
 )
 
 // Event is the envelope of one outbox row on the stream. ID is the row's id and
@@ -41,6 +45,7 @@ type Appointment struct {
 	EndAt         time.Time  `json:"endAt"`
 	CreatedAt     *time.Time `json:"createdAt,omitempty"`
 	CancelledAt   *time.Time `json:"cancelledAt,omitempty"`
+	ExpiredAt     *time.Time `json:"expiredAt,omitempty"`
 }
 
 // Setup creates or updates the EVENTS stream. It is idempotent, so every booker

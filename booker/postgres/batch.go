@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,17 +15,33 @@ var _ booker.BatchService = (*Store)(nil)
 // Decide decides the ops in one transaction; see booker.BatchService. A batch
 // that lost a race for one of its keys to a concurrent batch is run again:
 // the rerun finds the key decided and answers it as a replay.
+//
+// A batch that ran into the exclusion constraint on a patient's times (an
+// overlap nothing in the batch knew of) is run again carefully: it then reads
+// the active times of its patients first and refuses each overlapping request
+// on its own, so the constraint never fails the batch as a whole. The common
+// batch pays nothing for this.
 func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, error) {
+	careful := false
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			b := &batch{tx: tx, now: s.Now(), ops: ops, out: out}
+			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), ops: ops, out: out, careful: careful}
 			return b.run(ctx)
 		})
-		if err = translate(err); err == nil {
+		err = translate(err)
+		switch {
+		case err == nil:
 			return out, nil
-		}
-		if !errors.Is(err, errKeyTaken) || attempt == 2 {
+		case errors.Is(err, errDoctorBusy) && len(ops) == 1 && ops[0].Book != nil:
+			// Only overlapping slot rows of one doctor can get here; no rerun
+			// can book this request, and a batch of it alone refuses it.
+			return []booker.Outcome{{Err: booker.ErrSlotFull}}, nil
+		case errors.Is(err, booker.ErrOverlapping) && len(ops) == 1 && ops[0].Book != nil && attempt == 3:
+			return []booker.Outcome{{Err: booker.ErrOverlapping}}, nil
+		case (errors.Is(err, booker.ErrOverlapping) || errors.Is(err, errRerunCarefully)) && attempt < 3:
+			careful = true
+		case !errors.Is(err, errKeyTaken) || attempt == 3:
 			return nil, permanent(err)
 		}
 	}
@@ -37,6 +54,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 type batch struct {
 	tx      pgx.Tx
 	now     time.Time
+	holdTTL time.Duration
 	ops     []booker.Op
 	out     []booker.Outcome
 	known   map[keyID]known    // keys decided before this batch
@@ -45,6 +63,16 @@ type batch struct {
 	held    map[holding]bool   // who holds a place in those slots
 	winners []int
 	repeats [][2]int // op index, index of the key's first op in the batch
+	// careful is set on a rerun after an exclusion violation or a place
+	// freed after an earlier winner of its patient: times holds the active
+	// appointments' times of the batch's patients, read first, and each
+	// booking is checked against them.
+	careful bool
+	times   map[int64][]span
+	// spans holds the extra slots of winners that take several.
+	spans   map[int][]int64
+	rerun   bool                     // a place was freed that an earlier winner's overlap check needed
+	byStart map[doctorStart]*slotRow // the locked slots by doctor and start, built when a span needs it
 }
 
 type keyID struct {
@@ -59,6 +87,7 @@ type known struct {
 
 // slotRow is a locked slot with the places granted by this batch so far.
 type slotRow struct {
+	id       int64
 	doctorID int64
 	startAt  time.Time
 	endAt    time.Time
@@ -74,15 +103,28 @@ func (b *batch) run(ctx context.Context) error {
 	if err := b.read(ctx); err != nil {
 		return err
 	}
+	if b.careful {
+		if err := b.readTimes(ctx); err != nil {
+			return err
+		}
+	}
 	b.decided = make(map[keyID]int)
 	for i, op := range b.ops {
-		if op.Book == nil {
-			if err := b.cancel(ctx, i); err != nil {
-				return err
-			}
-			continue
+		var err error
+		switch {
+		case op.Book != nil:
+			b.book(i)
+		case op.Confirm != 0:
+			err = b.confirm(ctx, i)
+		default:
+			err = b.cancel(ctx, i)
 		}
-		b.book(i)
+		if err != nil {
+			return err
+		}
+	}
+	if b.rerun {
+		return errRerunCarefully
 	}
 	return b.write(ctx)
 }
@@ -100,14 +142,26 @@ func (b *batch) book(i int) {
 		return
 	}
 	b.decided[id] = i
+	if !req.Plain() || b.careful {
+		b.bookCarefully(i)
+		return
+	}
 	sl := b.slots[req.SlotID]
 	if b.out[i].Err = allocate(sl, b.held, req); b.out[i].Err == nil {
-		b.winners = append(b.winners, i)
-		b.out[i].Booking = booker.Booking{
-			Appointment: booker.Appointment{SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked},
-			Left:        sl.capacity - sl.count - sl.granted, DoctorID: sl.doctorID, StartAt: sl.startAt,
-		}
+		b.win(i, sl, sl.endAt)
 	}
+}
+
+// win records op i as a winner whose appointment starts with sl and ends at end.
+func (b *batch) win(i int, sl *slotRow, end time.Time) {
+	req := b.ops[i].Book
+	b.winners = append(b.winners, i)
+	a := booker.Appointment{SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked, EndAt: end}
+	if req.Hold {
+		a.Status, a.ExpiresAt = booker.StatusHeld, b.now.Add(b.holdTTL)
+	}
+	b.out[i].Booking = booker.Booking{Appointment: a,
+		Left: sl.capacity - sl.count - sl.granted, DoctorID: sl.doctorID, StartAt: sl.startAt}
 }
 
 // allocate gives the request a place if the slot has one for it.
@@ -146,13 +200,42 @@ func repeatOf(first booker.Outcome, firstReq, req booker.BookRequest) booker.Out
 	return booker.Outcome{Booking: booker.Booking{Appointment: first.Booking.Appointment, Replay: true}}
 }
 
+// freeSlots gives places freed inside the batch (a cancellation, an expiry)
+// back to the batch's view of the slots, so later requests can take them.
+//
+// A place freed after an earlier booking of the same patient in this batch
+// was granted without looking at the patient's times (the common path leaves
+// that to the exclusion constraint, checked only when the batch inserts, by
+// which time the freed appointment no longer counts): the batch is then run
+// again carefully, so that the booking is judged against the appointment
+// still active at its turn, as one-by-one decisions would.
+func (b *batch) freeSlots(appt, patient int64, slotIDs ...int64) {
+	if !b.careful {
+		for _, w := range b.winners {
+			if b.ops[w].Book.PatientID == patient {
+				b.rerun = true
+			}
+		}
+	}
+	for _, id := range slotIDs {
+		if sl := b.slots[id]; sl != nil {
+			sl.count--
+		}
+		delete(b.held, holding{id, patient})
+	}
+	if ts := b.times[patient]; ts != nil {
+		b.times[patient] = slices.DeleteFunc(ts, func(t span) bool { return t.appt == appt })
+	}
+}
+
 // cancel runs a cancellation inside the batch's transaction, in its place in
 // the order, and gives the freed place back to the batch's view of the slot.
 func (b *batch) cancel(ctx context.Context, i int) error {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
+	var spanIDs []int64
 	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel).
-		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
+		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b.cancelUnchanged(ctx, i)
 	}
@@ -160,10 +243,7 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 		return translate(err)
 	}
 	b.out[i] = booker.Outcome{Cancellation: c}
-	if sl := b.slots[c.SlotID]; sl != nil {
-		sl.count--
-	}
-	delete(b.held, holding{c.SlotID, c.PatientID})
+	b.freeSlots(c.ID, c.PatientID, append(spanIDs, c.SlotID)...)
 	return nil
 }
 

@@ -17,49 +17,78 @@ import (
 // with statistics that never saw the table grow, it joined the batch to every
 // BOOKED row, and at 7:00 all of them are the hot slot's.
 
+// lockOwnSlotsSQL locks the slots of a batch that cancels and confirms
+// nothing and has no longer visits: the batch names them itself. Asking
+// appointment for the slots of no appointments was planned, with statistics
+// that never saw the table grow, as a sequential scan of every appointment
+// in every batch.
+const lockOwnSlotsSQL = `
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
+        FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+
+// lockSlotsSQL locks the slots of the bookings ($1) and of the appointments
+// cancelled or confirmed ($2, one at a time by primary key), a longer
+// visit's following slots included; the caller closes the array and orders.
+const lockSlotsSQL = `
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
+        FROM time_slot
+        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
+                             SELECT unnest(a.span_slot_ids || a.slot_id) FROM unnest($2::bigint[]) AS c(id),
+                             LATERAL (SELECT slot_id, span_slot_ids FROM appointment WHERE id = c.id) a`
+
+// spanSlotsSQL adds to lockSlotsSQL the slots of each longer visit's doctor
+// that start within its minutes ($4 first slots, $5 minutes), among which
+// the batch finds the consecutive ones.
+const spanSlotsSQL = `
+                             UNION
+                             SELECT n.id FROM unnest($4::bigint[], $5::int[]) AS v(slot_id, minutes),
+                             LATERAL (SELECT n.id FROM time_slot f JOIN time_slot n
+                                      ON n.doctor_id = f.doctor_id AND n.start_at > f.start_at
+                                     AND n.start_at < f.start_at + make_interval(mins => v.minutes)
+                                      WHERE f.id = v.slot_id) n`
+
 // read learns, in one round trip, the keys decided before, and locks every
 // slot the batch touches (bookings' and cancellations' alike) in id order, so
 // that concurrent batches queue for the same rows in the same order and
 // cannot deadlock; then it reads who holds places in them.
 func (b *batch) read(ctx context.Context) error {
-	var patients, slots, appts []int64
+	var patients, slots, appts, spanFirst []int64
 	var keys []string
+	var spanMinutes []int32
 	for _, op := range b.ops {
-		if op.Book != nil {
+		switch {
+		case op.Book != nil:
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
 			slots = append(slots, op.Book.SlotID)
-		} else {
+			if op.Book.Minutes > 0 {
+				spanFirst, spanMinutes = append(spanFirst, op.Book.SlotID), append(spanMinutes, int32(op.Book.Minutes))
+			}
+		case op.Confirm != 0:
+			appts = append(appts, op.Confirm)
+		default:
 			appts = append(appts, op.Cancel)
 		}
 	}
 	q := &pgx.Batch{}
 	q.Queue(`
-        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint
+        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint,
+               a.expires_at, upper(a.period)
         FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
         LATERAL (SELECT * FROM appointment a
                  WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
-	if len(appts) == 0 {
-		// Without cancellations the batch names its slots itself; asking
-		// appointment for the slots of no appointments was planned, with
-		// statistics that never saw the table grow, as a sequential scan of
-		// every appointment in every batch.
-		q.Queue(`
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
-        FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`, slots, b.now)
-	} else {
-		q.Queue(`
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
-        FROM time_slot
-        WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
-                             SELECT a.slot_id FROM unnest($2::bigint[]) AS c(id),
-                             LATERAL (SELECT slot_id FROM appointment WHERE id = c.id) a))
-        ORDER BY id FOR UPDATE`, slots, appts, b.now)
+	switch {
+	case len(appts) == 0 && len(spanFirst) == 0:
+		q.Queue(lockOwnSlotsSQL, slots, b.now)
+	case len(spanFirst) == 0:
+		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now)
+	default:
+		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now, spanFirst, spanMinutes)
 	}
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status = 'BOOKED' LIMIT 1) a`, slots, patients)
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, slots, patients)
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -84,10 +113,12 @@ func (b *batch) readKnown(res pgx.BatchResults) error {
 	for rows.Next() {
 		var k known
 		var key string
+		var expires, end *time.Time
 		if err := rows.Scan(&k.appt.ID, &k.appt.SlotID, &k.appt.PatientID, &k.appt.Status,
-			&k.appt.CreatedAt, &key, &k.fingerprint); err != nil {
+			&k.appt.CreatedAt, &key, &k.fingerprint, &expires, &end); err != nil {
 			return err
 		}
+		k.appt.ExpiresAt, k.appt.EndAt = orZero(expires), orZero(end)
 		b.known[keyID{k.appt.PatientID, key}] = k
 	}
 	return rows.Err()
@@ -106,6 +137,7 @@ func (b *batch) readSlots(res pgx.BatchResults) error {
 		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
 			return err
 		}
+		sl.id = id
 		b.slots[id] = sl
 	}
 	return rows.Err()
@@ -130,22 +162,32 @@ func (b *batch) readHolders(res pgx.BatchResults) error {
 
 // insertSQL writes the winners' appointments and their outbox events in one
 // statement; the events' slot fields come with the winners (read when the
-// slots were locked) rather than from a join with time_slot.
+// slots were locked) rather than from a join with time_slot. The row's
+// period (its start to the end of its last slot) and, for capacity-1 slots,
+// its doctor are written here, from the same locked slots, so the exclusion
+// constraints see them from the start. A batch without holds or longer
+// visits sends $9 and $10 empty: unnest pads them with NULL (BOOKED, one slot).
+// A hold sends no message until it is confirmed.
 const insertSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[],
-                         $6::timestamptz[], $7::timestamptz[])
-         AS w(slot_id, patient_id, idempotency_key, fingerprint, doctor_id, start_at, end_at)
+                         $6::timestamptz[], $7::timestamptz[], $8::bool[], $9::timestamptz[], $10::text[])
+         AS w(slot_id, patient_id, idempotency_key, fingerprint, doctor_id, start_at, end_at, solo, expires_at, span)
 ), a AS (
-    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
-    SELECT slot_id, patient_id, 'BOOKED', idempotency_key, fingerprint FROM w
-    RETURNING id, slot_id, patient_id, idempotency_key, created_at
+    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint,
+                             expires_at, period, span_slot_ids, solo_doctor_id)
+    SELECT slot_id, patient_id, CASE WHEN expires_at IS NULL THEN 'BOOKED' ELSE 'HELD' END, idempotency_key,
+           fingerprint, expires_at, tstzrange(start_at, end_at), coalesce(nullif(span, '')::bigint[], '{}'),
+           CASE WHEN solo THEN doctor_id END
+    FROM w
+    RETURNING id, slot_id, patient_id, idempotency_key, created_at, status
 ), e AS (
     INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
     SELECT 'appointment', a.id, 'appointment.booked', jsonb_build_object(
         'appointmentId', a.id, 'slotId', a.slot_id, 'patientId', a.patient_id, 'doctorId', w.doctor_id,
         'startAt', w.start_at, 'endAt', w.end_at, 'createdAt', a.created_at)
     FROM a JOIN w ON w.patient_id = a.patient_id AND w.idempotency_key = a.idempotency_key
+    WHERE a.status = 'BOOKED'
 )
 SELECT id, patient_id, idempotency_key, created_at FROM a`
 
@@ -179,10 +221,10 @@ func (b *batch) writeWinners(ctx context.Context) error {
         UPDATE time_slot t SET booked_count = t.booked_count + g.n
         FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
         WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
-	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends)
+	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends, w.solo, w.expires, w.spans)
 	partly := b.filledAfterOthers()
 	if len(partly) > 0 {
-		q.Queue(`SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status = 'BOOKED'`, partly)
+		q.Queue(`SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status IN ('BOOKED', 'HELD')`, partly)
 	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
@@ -259,17 +301,26 @@ type winnerColumns struct {
 	slots, patients, doctors []int64
 	keys, prints             []string
 	starts, ends             []time.Time
+	solo                     []bool
+	// expires and spans stay empty unless the batch has holds or longer visits.
+	expires []*time.Time
+	spans   []string
 }
 
 func (b *batch) winnerColumns() winnerColumns {
 	n := len(b.winners)
 	w := winnerColumns{slots: make([]int64, n), patients: make([]int64, n), doctors: make([]int64, n),
-		keys: make([]string, n), prints: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n)}
+		keys: make([]string, n), prints: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n),
+		solo: make([]bool, n)}
 	for k, i := range b.winners {
 		req := b.ops[i].Book
 		sl := b.slots[req.SlotID]
 		w.slots[k], w.patients[k], w.keys[k], w.prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
-		w.doctors[k], w.starts[k], w.ends[k] = sl.doctorID, sl.startAt, sl.endAt
+		w.doctors[k], w.starts[k], w.ends[k] = sl.doctorID, sl.startAt, b.out[i].Booking.EndAt
+		w.solo[k] = sl.capacity == 1
+		if !req.Plain() {
+			b.unusualColumns(&w, k, i)
+		}
 	}
 	return w
 }

@@ -17,10 +17,11 @@ const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1
     WHERE id = $1 AND booked_count < capacity AND start_at > $5 AND opens_at <= $5
-    RETURNING id, doctor_id, start_at, end_at, capacity - booked_count AS left_places
+    RETURNING id, doctor_id, start_at, end_at, capacity, capacity - booked_count AS left_places
 ), appt AS (
-    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint)
-    SELECT id, $2, 'BOOKED', $3, $4 FROM reserved
+    INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint, period, solo_doctor_id)
+    SELECT id, $2, 'BOOKED', $3, $4, tstzrange(start_at, end_at), CASE WHEN capacity = 1 THEN doctor_id END
+    FROM reserved
     RETURNING id, created_at
 ), event AS (
     INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
@@ -29,11 +30,19 @@ WITH reserved AS (
         'startAt', r.start_at, 'endAt', r.end_at, 'createdAt', a.created_at)
     FROM appt a, reserved r
 )
-SELECT a.id, a.created_at, r.left_places, r.doctor_id, r.start_at FROM appt a, reserved r`
+SELECT a.id, a.created_at, r.left_places, r.doctor_id, r.start_at, r.end_at FROM appt a, reserved r`
 
 // Book reserves a place for the request unless its key was already decided,
-// in which case the first result comes back marked as a replay.
+// in which case the first result comes back marked as a replay. A hold or a
+// longer visit is decided as a batch of one.
 func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
+	if !req.Plain() {
+		out, err := s.Decide(ctx, []booker.Op{{Book: &req}})
+		if err != nil {
+			return booker.Booking{}, err
+		}
+		return out[0].Booking, out[0].Err
+	}
 	if b, ok, err := s.replay(ctx, req); ok || err != nil {
 		return b, err
 	}
@@ -41,10 +50,12 @@ func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Bookin
 		SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked,
 	}}
 	err := s.pool.QueryRow(ctx, bookSQL, req.SlotID, req.PatientID, req.IdempotencyKey,
-		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left, &b.DoctorID, &b.StartAt)
+		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left, &b.DoctorID, &b.StartAt, &b.EndAt)
 	switch err = translate(err); {
 	case err == nil:
 		return b, nil
+	case errors.Is(err, errDoctorBusy):
+		return booker.Booking{}, booker.ErrSlotFull
 	case errors.Is(err, errKeyTaken):
 		return s.mustReplay(ctx, req)
 	case errors.Is(err, pgx.ErrNoRows):
@@ -97,7 +108,7 @@ func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (boo
 	err := s.pool.QueryRow(ctx, `
         SELECT start_at <= $3 OR opens_at > $3, booked_count >= capacity,
                EXISTS (SELECT 1 FROM appointment
-                       WHERE slot_id = $1 AND patient_id = $2 AND status = 'BOOKED')
+                       WHERE slot_id = $1 AND patient_id = $2 AND status IN ('BOOKED', 'HELD'))
         FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID, s.Now()).Scan(&closed, &full, &holds)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):

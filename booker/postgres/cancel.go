@@ -11,30 +11,33 @@ import (
 // cancelSQL frees the place only when the appointment really moves from BOOKED
 // to CANCELLED in this statement: a second cancel matches no row and changes
 // nothing (seed, section 5.3).
+// A hold is cancelled like a booking; a longer visit frees every slot it took.
 const cancelSQL = `
 WITH c AS (
     UPDATE appointment SET status = 'CANCELLED', cancelled_at = now()
-    WHERE id = $1 AND status = 'BOOKED'
-    RETURNING id, slot_id, patient_id, created_at
+    WHERE id = $1 AND status IN ('BOOKED', 'HELD')
+    RETURNING id, slot_id, patient_id, created_at, span_slot_ids, upper(period) AS end_at
 ), s AS (
     UPDATE time_slot t SET booked_count = t.booked_count - 1
-    FROM c WHERE t.id = c.slot_id
+    FROM c WHERE t.id = ANY(c.span_slot_ids || c.slot_id)
     RETURNING t.id, t.doctor_id, t.start_at, t.end_at, t.capacity - t.booked_count AS left_places
 ), event AS (
     INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
     SELECT 'appointment', c.id, 'appointment.cancelled', jsonb_build_object(
         'appointmentId', c.id, 'slotId', s.id, 'patientId', c.patient_id, 'doctorId', s.doctor_id,
-        'startAt', s.start_at, 'endAt', s.end_at, 'cancelledAt', now())
-    FROM c, s
+        'startAt', s.start_at, 'endAt', coalesce(c.end_at, s.end_at), 'cancelledAt', now())
+    FROM c JOIN s ON s.id = c.slot_id
 )
-SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places, s.doctor_id, s.start_at FROM c, s`
+SELECT c.id, c.slot_id, c.patient_id, c.created_at, s.left_places, s.doctor_id, s.start_at, c.span_slot_ids
+FROM c JOIN s ON s.id = c.slot_id`
 
 // Cancel cancels the appointment. Cancelling one that is already cancelled is
 // not an error: the result says Changed = false and nothing was touched.
 func (s *Store) Cancel(ctx context.Context, id int64) (booker.Cancellation, error) {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
-	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt)
+	var spanIDs []int64
+	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		a, err := s.Appointment(ctx, id)
 		return booker.Cancellation{Appointment: a}, err

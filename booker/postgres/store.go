@@ -14,6 +14,18 @@ type Store struct {
 	zone *time.Location
 	// Now is the clock that decides whether a slot has started; tests replace it.
 	Now func() time.Time
+	// HoldTTL is how long a hold lasts unless confirmed; zero is DefaultHoldTTL.
+	HoldTTL time.Duration
+}
+
+// DefaultHoldTTL is how long a hold lasts when HoldTTL is not set.
+const DefaultHoldTTL = 10 * time.Minute
+
+func (s *Store) holdTTL() time.Duration {
+	if s.HoldTTL > 0 {
+		return s.HoldTTL
+	}
+	return DefaultHoldTTL
 }
 
 var _ booker.Service = (*Store)(nil)

@@ -78,3 +78,41 @@ func TestDaySlots(t *testing.T) {
 		})
 	}
 }
+
+// TestVisitTypesPerRange mixes vaccination hours (5-minute slots for 10)
+// with the plan's 15-minute consultations on one day.
+func TestVisitTypesPerRange(t *testing.T) {
+	plan := mustParse(t, shared.SchedulePlan{SlotMinutes: 15, Capacity: 1, HorizonDays: 14,
+		Weekly: []shared.WeeklyHours{
+			{Day: "MON", From: "08:00", To: "08:30"},
+			{Day: "MON", From: "08:30", To: "08:45", SlotMinutes: 5, Capacity: 10}}})
+	slots := plan.DaySlots(42, date(t, "2026-12-14"), berlin)
+	type shape struct {
+		start    string
+		minutes  int
+		capacity int
+	}
+	var got []shape
+	for _, s := range slots {
+		got = append(got, shape{s.StartAt.In(berlin).Format("15:04"), int(s.EndAt.Sub(s.StartAt).Minutes()), s.Capacity})
+	}
+	want := []shape{{"08:00", 15, 1}, {"08:15", 15, 1}, {"08:30", 5, 10}, {"08:35", 5, 10}, {"08:40", 5, 10}}
+	if len(got) != len(want) {
+		t.Fatalf("slots %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("slot %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	for _, bad := range []shared.WeeklyHours{
+		{Day: "MON", From: "08:00", To: "09:00", SlotMinutes: 4},
+		{Day: "MON", From: "08:00", To: "09:00", Capacity: 1001},
+		{Day: "MON", From: "08:00", To: "08:50", SlotMinutes: 20},
+	} {
+		if _, err := schedule.Parse(shared.SchedulePlan{SlotMinutes: 15, Capacity: 1, HorizonDays: 14,
+			Weekly: []shared.WeeklyHours{bad}}); shared.CodeOf(err) != shared.CodeInvalidRequest {
+			t.Errorf("range %+v: %v, want INVALID_REQUEST", bad, err)
+		}
+	}
+}

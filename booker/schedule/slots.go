@@ -30,17 +30,18 @@ type Applied struct {
 //
 // So every local time the plan names is a slot exactly once: none missing,
 // none doubled, and during the repeated hour's second pass the doctor is free.
-// A slot lasts SlotMinutes of real time from its start.
+// A slot lasts its range's SlotMinutes of real time from its start, and
+// takes the range's Capacity.
 func (plan Plan) DaySlots(doctorID int64, d booker.Date, loc *time.Location) []booker.Slot {
 	var slots []booker.Slot
-	length := time.Duration(plan.SlotMinutes) * time.Minute
 	for _, r := range plan.Hours(d) {
-		for m := r.From; m+plan.SlotMinutes <= r.To; m += plan.SlotMinutes {
+		length := time.Duration(r.SlotMinutes) * time.Minute
+		for m := r.From; m+r.SlotMinutes <= r.To; m += r.SlotMinutes {
 			start, ok := WallTime(d, m, loc)
 			if !ok {
 				continue
 			}
-			slots = append(slots, booker.Slot{DoctorID: doctorID, StartAt: start, EndAt: start.Add(length), Capacity: plan.Capacity})
+			slots = append(slots, booker.Slot{DoctorID: doctorID, StartAt: start, EndAt: start.Add(length), Capacity: r.Capacity})
 		}
 	}
 	return slots

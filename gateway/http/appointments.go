@@ -118,6 +118,33 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 
+// confirm is POST /api/appointments/{id}/confirm: 200 with the booked
+// appointment, once confirmed now or before; 409 HOLD_EXPIRED when the hold
+// has ended. An appointment the read side shows booked is answered without a
+// round trip through the queue; the booker decides everything else.
+func (s *Server) confirm(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+	a, ok := s.loadAppointment(ctx, who, param)
+	if !ok {
+		return
+	}
+	switch a.Status {
+	case gateway.StatusBooked:
+	case gateway.StatusHeld:
+		c, cancel := context.WithTimeout(context.Background(), callTimeout)
+		defer cancel()
+		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
+		var err error
+		if a, err = s.bookings.RequestConfirmation(c, a); err != nil {
+			s.fail(ctx, err)
+			return
+		}
+	default:
+		s.fail(ctx, gateway.ErrHoldExpired)
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, toAppointmentJSON(a))
+}
+
 // loadAppointment reads the appointment of the path and checks that the
 // caller may see it; when it answers false it has written the problem.
 // Another patient's appointment is APPOINTMENT_NOT_FOUND, as in the contract.
@@ -169,7 +196,14 @@ func isKeyByte(c byte) bool {
 type bookingBody struct {
 	SlotID    json.RawMessage `json:"slotId"`
 	PatientID json.RawMessage `json:"patientId"`
+	// Hold asks for a hold (true/false); Minutes for a longer visit.
+	Hold    *bool           `json:"hold"`
+	Minutes json.RawMessage `json:"minutes"`
 }
+
+// maxVisitMinutes bounds a longer visit; the booker checks that it is a
+// multiple of the slot's length and that the following slots are free.
+const maxVisitMinutes = 480
 
 // parseBooking reads the body of a booking, with a detail that names the
 // first thing wrong with it.
@@ -195,7 +229,15 @@ func parseBooking(body []byte) (gateway.BookRequest, error) {
 	if !ok {
 		return gateway.BookRequest{}, invalid("patientId must be a positive integer")
 	}
-	return gateway.BookRequest{SlotID: slot, PatientID: patient}, nil
+	req := gateway.BookRequest{SlotID: slot, PatientID: patient, Hold: b.Hold != nil && *b.Hold}
+	if b.Minutes != nil {
+		minutes, ok := parseID(b.Minutes)
+		if !ok || minutes > maxVisitMinutes {
+			return gateway.BookRequest{}, invalid("minutes must be a positive integer up to 480, a multiple of the slot's length")
+		}
+		req.Minutes = int(minutes)
+	}
+	return req, nil
 }
 
 // parseID reads a positive decimal int64 made of digits only.

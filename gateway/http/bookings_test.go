@@ -47,6 +47,12 @@ func TestBookValidation(t *testing.T) {
 		{"null id", "k1", `{"slotId":null,"patientId":77}`, 400, "INVALID_REQUEST", "slotId must be a positive integer"},
 		{"huge id", "k1", `{"slotId":99999999999999999999,"patientId":77}`, 400, "INVALID_REQUEST", "slotId must be a positive integer"},
 		{"5000-byte body", "k1", paddedBody(5000), 413, "PAYLOAD_TOO_LARGE", "4 KiB"},
+		{"hold not a boolean", "k1", `{"slotId":1001,"patientId":77,"hold":"yes"}`, 400, "INVALID_REQUEST", "not valid JSON"},
+		{"zero minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":0}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"negative minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":-30}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"fractional minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":30.5}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"string minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":"30"}`, 400, "INVALID_REQUEST", "minutes must be"},
+		{"minutes over a working day", "k1", `{"slotId":1001,"patientId":77,"minutes":481}`, 400, "INVALID_REQUEST", "minutes must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +76,15 @@ func TestBookAcceptsLimits(t *testing.T) {
 	}
 	expectStatus(t, e.book(t, key, body, nil), 201)
 	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: key}
+	if calls := e.books.bookCalls(); len(calls) != 1 || calls[0] != want {
+		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
+	}
+}
+
+func TestBookPassesHoldAndMinutes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	expectStatus(t, e.book(t, "hold-1", `{"slotId":1001,"patientId":77,"hold":true,"minutes":30}`, nil), 201)
+	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: "hold-1", Hold: true, Minutes: 30}
 	if calls := e.books.bookCalls(); len(calls) != 1 || calls[0] != want {
 		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
 	}

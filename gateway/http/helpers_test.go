@@ -57,6 +57,12 @@ func (f *fakeBookings) RequestCancellation(_ context.Context, a gateway.Appointm
 	return false, nil
 }
 
+// RequestConfirmation books the hold at once.
+func (f *fakeBookings) RequestConfirmation(_ context.Context, a gateway.Appointment) (gateway.Appointment, error) {
+	a.Status, a.ExpiresAt = gateway.StatusBooked, time.Time{}
+	return a, nil
+}
+
 func (f *fakeBookings) bookCalls() []gateway.BookRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()

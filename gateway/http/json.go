@@ -16,16 +16,27 @@ type appointmentJSON struct {
 	PatientID int64  `json:"patientId"`
 	Status    string `json:"status"`
 	CreatedAt string `json:"createdAt"`
+	// EndAt is known once the booker has written the appointment's time;
+	// ExpiresAt only while it is HELD.
+	EndAt     string `json:"endAt,omitempty"`
+	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
 func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
-	return appointmentJSON{
+	j := appointmentJSON{
 		ID:        a.ID,
 		SlotID:    a.SlotID,
 		PatientID: a.PatientID,
 		Status:    string(a.Status),
 		CreatedAt: formatTime(a.CreatedAt),
 	}
+	if !a.EndAt.IsZero() {
+		j.EndAt = formatTime(a.EndAt)
+	}
+	if a.Status == gateway.StatusHeld && !a.ExpiresAt.IsZero() {
+		j.ExpiresAt = formatTime(a.ExpiresAt)
+	}
+	return j
 }
 
 // queuedJSON is the 202 answer of a request that waits in the queue. A

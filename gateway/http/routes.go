@@ -25,6 +25,7 @@ const (
 	routeMetrics
 	routeSchedule
 	routeWeb
+	routeConfirm
 	numRoutes
 )
 
@@ -56,6 +57,7 @@ var routes = [numRoutes]route{
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWeb:          {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
+	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -67,6 +69,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	confirmSuffix     = []byte("/confirm")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -87,8 +90,13 @@ func matchRoute(path []byte) (routeID, []byte) {
 	if isWebPath(path) {
 		return routeWeb, nil
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok && isSegment(id) {
-		return routeAppointment, id
+	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(id) {
+			return routeAppointment, id
+		}
+		if id, ok := bytes.CutSuffix(id, confirmSuffix); ok && isSegment(id) {
+			return routeConfirm, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {

@@ -79,9 +79,17 @@ func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date)
 func (r *Reader) Appointment(ctx context.Context, id int64) (gateway.Appointment, error) {
 	return retry(ctx, func(ctx context.Context) (gateway.Appointment, error) {
 		var a gateway.Appointment
+		var expires, end *time.Time
 		err := r.pool.QueryRow(ctx, `
-            SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`, id).
-			Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+            SELECT id, slot_id, patient_id, status, created_at, expires_at, upper(period)
+            FROM appointment WHERE id = $1`, id).
+			Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &expires, &end)
+		if expires != nil {
+			a.ExpiresAt = *expires
+		}
+		if end != nil {
+			a.EndAt = *end
+		}
 		if errors.Is(err, pgx.ErrNoRows) {
 			return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 		}
