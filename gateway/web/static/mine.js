@@ -72,6 +72,7 @@ window.TerminMine = (function () {
       T.el('p', { class: 'status ' + a.status.toLowerCase(), text: status })
     ]);
     li.appendChild(asking === a.id ? confirmBox(a) : T.el('div', { class: 'actions' }, [
+      a.status === 'HELD' ? T.el('button', { type: 'button', class: 'primary confirm-hold', text: T.t('confirmHold'), onclick: function () { confirmHold(a); } }) : null,
       T.el('button', { type: 'button', class: 'move', text: T.t('reschedule'), onclick: function () { reschedule(a); } }),
       T.el('button', { type: 'button', class: 'cancel', text: T.t('cancel'), onclick: function () { ask(a); } })
     ]));
@@ -119,6 +120,16 @@ window.TerminMine = (function () {
       await T.sleep(r.retryAfter * 1000);
     }
     T.notice(T.problemText(r), true);
+    await load();
+  }
+
+  // confirmHold turns a place held for the patient (an offer from the
+  // waiting list) into a booking.
+  async function confirmHold(a) {
+    document.querySelectorAll('.appt button').forEach(function (b) { b.disabled = true; });
+    const r = await api.call('POST', '/api/appointments/' + a.id + '/confirm');
+    if (r.status === 401) return T.expired();
+    T.notice(r.ok ? T.t('confirmed', { when: T.whenOf(a.startAt) }) : T.problemText(r), !r.ok);
     await load();
   }
 
