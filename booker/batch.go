@@ -15,7 +15,7 @@ func OneByOne(svc Service) BatchService { return oneByOne{svc} }
 
 type oneByOne struct{ svc Service }
 
-// Decide books and cancels op by op, in order.
+// Decide books, moves and cancels op by op, in order.
 func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 	out := make([]Outcome, len(ops))
 	for i, op := range ops {
@@ -23,6 +23,8 @@ func (o oneByOne) Decide(ctx context.Context, ops []Op) ([]Outcome, error) {
 		switch {
 		case op.Book != nil:
 			out[i].Booking, err = o.svc.Book(ctx, *op.Book)
+		case op.Reschedule != nil:
+			out[i].Rescheduling, err = o.svc.Reschedule(ctx, *op.Reschedule)
 		case op.Confirm != 0:
 			out[i], err = o.confirm(ctx, op)
 		default:

@@ -43,13 +43,16 @@ type Slot struct {
 // Available is the number of places still free.
 func (s Slot) Available() int { return s.Capacity - s.BookedCount }
 
-// Appointment is one patient's place in one slot.
+// Appointment is one patient's place in one slot. DoctorID and StartAt are
+// the slot's, set by the reads and by a reschedule (zero otherwise).
 type Appointment struct {
 	ID        int64
 	SlotID    int64
 	PatientID int64
 	Status    Status
 	CreatedAt time.Time
+	DoctorID  int64
+	StartAt   time.Time
 	// ExpiresAt is when a hold ends; zero unless Status is HELD.
 	ExpiresAt time.Time
 	// EndAt is the end of the appointment's time, the last slot's end for a
@@ -57,11 +60,23 @@ type Appointment struct {
 	EndAt time.Time
 }
 
+// Doctor names a doctor for patients: the slot list, the messages and the web
+// page show the name instead of the number.
+type Doctor struct {
+	ID        int64
+	Name      string
+	Specialty string
+}
+
 // BookRequest is a patient's click on "book". The idempotency key is chosen by
 // the client per click and scoped to the patient, so a retry of the same click
 // can never become a second appointment.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// request names alternatives; nil for one slot. The booking takes the
+	// first of them with a free place.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
 	// Hold asks for a hold (HELD until confirmed) instead of a booking.
@@ -81,7 +96,17 @@ type BookRequest struct {
 // keys decided before holds and longer visits existed still replay.
 func (r BookRequest) Fingerprint() string {
 	body := "v1|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10)
-	if r.Hold || r.Minutes > 0 {
+	switch {
+	case len(r.SlotIDs) > 0:
+		body = "v3|"
+		for i, id := range r.SlotIDs {
+			if i > 0 {
+				body += ","
+			}
+			body += strconv.FormatInt(id, 10)
+		}
+		body += "|" + strconv.FormatInt(r.PatientID, 10)
+	case r.Hold || r.Minutes > 0:
 		body = "v2|" + strconv.FormatInt(r.SlotID, 10) + "|" + strconv.FormatInt(r.PatientID, 10) +
 			"|" + strconv.FormatBool(r.Hold) + "|" + strconv.Itoa(r.Minutes)
 	}
@@ -121,26 +146,30 @@ type Cancellation struct {
 	StartAt  time.Time
 }
 
-// Service decides bookings and cancellations. Implementations must hold the
-// invariants under any number of concurrent callers: a slot never exceeds its
-// capacity, a key books at most once, a cancellation frees its place once.
+// Service decides bookings, cancellations and reschedules. Implementations
+// must hold the invariants under any number of concurrent callers: a slot
+// never exceeds its capacity, a key books or moves at most once, a
+// cancellation frees its place once.
 type Service interface {
 	Book(ctx context.Context, req BookRequest) (Booking, error)
 	Cancel(ctx context.Context, appointmentID int64) (Cancellation, error)
+	Reschedule(ctx context.Context, req RescheduleRequest) (Rescheduling, error)
 }
 
-// Op is one command of a batch, in arrival order: a booking, a cancellation
-// or the confirmation of a hold.
+// Op is one command of a batch, in arrival order: a booking, a reschedule, a
+// cancellation or the confirmation of a hold.
 type Op struct {
-	Book    *BookRequest
-	Cancel  int64 // appointment id, when Book is nil and Confirm is 0
-	Confirm int64 // appointment id of a hold to confirm, when Book is nil
+	Book       *BookRequest
+	Reschedule *RescheduleRequest
+	Cancel     int64 // appointment id, when Book and Reschedule are nil and Confirm is 0
+	Confirm    int64 // appointment id of a hold to confirm, when Book and Reschedule are nil
 }
 
-// Outcome is what became of one Op: a booking, a cancellation, a
-// confirmation, or a refusal (one of the domain errors).
+// Outcome is what became of one Op: a booking, a reschedule, a cancellation,
+// a confirmation, or a refusal (one of the domain errors).
 type Outcome struct {
 	Booking      Booking
+	Rescheduling Rescheduling
 	Cancellation Cancellation
 	Confirmation Confirmation
 	Err          error

@@ -28,8 +28,8 @@ func TestRoomBoundsFullMarksOfUnknownSlots(t *testing.T) {
 }
 
 // anySlot answers every slot id and list with an empty day, as a database
-// would for ids a client makes up.
-type anySlot struct{}
+// would for ids a client makes up; the reads it leaves out panic if reached.
+type anySlot struct{ gateway.Reads }
 
 func (anySlot) Slot(_ context.Context, id int64) (gateway.Slot, error) {
 	return gateway.Slot{ID: id}, nil
@@ -39,6 +39,9 @@ func (anySlot) ListSlots(context.Context, int64, shared.Date) ([]gateway.Slot, e
 }
 func (anySlot) Appointment(context.Context, int64) (gateway.Appointment, error) {
 	return gateway.Appointment{}, gateway.ErrAppointmentNotFound
+}
+func (anySlot) Doctor(context.Context, int64) (gateway.Doctor, bool, error) {
+	return gateway.Doctor{}, false, nil
 }
 
 // TestCachesAreBounded: doctor ids, dates and slot ids come from clients;
@@ -55,8 +58,11 @@ func TestCachesAreBounded(t *testing.T) {
 		if _, err := slots.Slot(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		if lists.Len() > 50 || slots.Len() > 50 {
-			t.Fatalf("after %d ids: %d lists, %d slots cached; bound 50", id, lists.Len(), slots.Len())
+		if _, _, err := lists.Doctor(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if lists.Len() > 50 || slots.Len() > 50 || lists.DoctorsCached() > 50 {
+			t.Fatalf("after %d ids: %d lists, %d slots, %d doctors cached; bound 50", id, lists.Len(), slots.Len(), lists.DoctorsCached())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -60,6 +61,9 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 	if err != nil {
 		return BookingResult{}, err
 	}
+	if t.Following() != "" {
+		return f.follow(ctx, t, req)
+	}
 	if pos, wait, ok := f.beyondBudget(t); ok {
 		f.Metrics.outcome(outcomeQueued)
 		return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
@@ -78,21 +82,87 @@ func (f *Front) screen(ctx context.Context, req BookRequest) (Slot, bool, error)
 		f.Metrics.outcome(outcomeRateLimited)
 		return Slot{}, false, &RateLimitedError{Wait: wait}
 	}
-	if f.Room.KnownFull(req.SlotID, req.PatientID) {
-		f.Metrics.outcome(outcomeKnownFull)
-		return Slot{}, false, ErrSlotFull
-	}
-	slot, err := f.Slots.Slot(ctx, req.SlotID)
+	slot, err := f.choose(ctx, req)
 	if err != nil {
-		return Slot{}, false, unavailableUnlessDomain(err)
-	}
-	if !slot.StartAt.After(time.Now()) {
-		return Slot{}, false, ErrSlotClosed
+		return Slot{}, false, err
 	}
 	if err := f.Queue.Ready(); err != nil {
 		return Slot{}, false, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	return slot, repeat, nil
+}
+
+// choose returns the slot whose line the request joins: its slot, or the
+// first of its alternatives neither known full nor started (else the most
+// telling refusal of theirs: full before closed). Alternatives must all
+// exist and be one doctor's.
+func (f *Front) choose(ctx context.Context, req BookRequest) (Slot, error) {
+	if len(req.SlotIDs) == 0 {
+		return f.open(ctx, req.SlotID, req.PatientID)
+	}
+	var first Slot
+	var doctor int64
+	var refusal error
+	for _, id := range req.SlotIDs {
+		if f.Room.KnownFull(id, req.PatientID) {
+			refusal = ErrSlotFull
+			continue
+		}
+		slot, err := f.Slots.Slot(ctx, id)
+		switch {
+		case err != nil:
+			return Slot{}, unavailableUnlessDomain(err)
+		case doctor != 0 && slot.DoctorID != doctor:
+			return Slot{}, ErrMixedDoctors
+		}
+		doctor = slot.DoctorID
+		switch {
+		case !slot.StartAt.After(time.Now()):
+			refusal = cmp.Or(refusal, error(ErrSlotClosed))
+		case first.ID == 0:
+			first = slot
+		}
+	}
+	if first.ID == 0 {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, refusal
+	}
+	return first, nil
+}
+
+// open returns the slot unless it is known full or has started.
+func (f *Front) open(ctx context.Context, slotID, patientID int64) (Slot, error) {
+	if f.Room.KnownFull(slotID, patientID) {
+		f.Metrics.outcome(outcomeKnownFull)
+		return Slot{}, ErrSlotFull
+	}
+	slot, err := f.Slots.Slot(ctx, slotID)
+	if err != nil {
+		return Slot{}, unavailableUnlessDomain(err)
+	}
+	if !slot.StartAt.After(time.Now()) {
+		return Slot{}, ErrSlotClosed
+	}
+	return slot, nil
+}
+
+// follow answers a key whose patient's place in the opening is at another
+// gateway: with that place's decision once it has one (from the decisions
+// bucket, or the refusal that gateway told), else the place's whereabouts.
+func (f *Front) follow(ctx context.Context, t *Ticket, req BookRequest) (BookingResult, error) {
+	select {
+	case <-t.Done():
+		d, err := t.Decision()
+		return result(d, BookRequest{SlotID: d.SlotID}, true, err)
+	default:
+	}
+	if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, t.Following()); ok && err == nil {
+		f.Metrics.outcome(outcomeRecorded)
+		return result(d, BookRequest{SlotID: d.SlotID}, true, nil)
+	}
+	pos, wait := f.Room.Position(t)
+	f.Metrics.outcome(outcomeQueued)
+	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
 
 // beyondBudget tells, for an undecided ticket whose estimated wait is longer
@@ -119,6 +189,11 @@ func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline 
 	case <-t.Done():
 		d, err := t.Decision()
 		f.Metrics.outcome(outcomeDecided)
+		if t.Alias(req.IdempotencyKey) {
+			// Another key of the patient's one place in this opening: it gets
+			// the place's decision, and a booking it did not create is a 200.
+			return result(d, t.Request, true, err)
+		}
 		return result(d, req, d.Replay, err)
 	case <-timer.C:
 	case <-ctx.Done():
@@ -194,7 +269,7 @@ func result(d shared.Decision, req BookRequest, replay bool, err error) (Booking
 	switch {
 	case err != nil:
 		return BookingResult{}, err
-	case d.SlotID != req.SlotID || d.Hold != req.Hold || d.Minutes != req.Minutes:
+	case !req.Names(d.SlotID) || d.Hold != req.Hold || d.Minutes != req.Minutes:
 		return BookingResult{}, ErrKeyReused
 	case d.Code != shared.Booked || d.Appointment == nil:
 		return BookingResult{}, shared.NewError(d.Code, d.Detail)
@@ -207,7 +282,10 @@ func result(d shared.Decision, req BookRequest, replay bool, err error) (Booking
 func appointment(a *shared.Appointment) Appointment {
 	created, _ := time.Parse(time.RFC3339Nano, a.CreatedAt)
 	out := Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
-		Status: Status(a.Status), CreatedAt: created}
+		Status: Status(a.Status), CreatedAt: created, DoctorID: a.DoctorID}
+	if a.StartAt != "" { // a reschedule's
+		out.StartAt, _ = time.Parse(time.RFC3339, a.StartAt)
+	}
 	if a.ExpiresAt != "" {
 		out.ExpiresAt, _ = time.Parse(time.RFC3339, a.ExpiresAt)
 	}

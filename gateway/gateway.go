@@ -6,6 +6,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"termin/shared"
@@ -32,6 +33,9 @@ var (
 	ErrSlotClosed          = shared.NewError(shared.CodeSlotClosed, "slot has started or is not open for booking")
 	ErrKeyReused           = shared.NewError(shared.CodeIdempotencyKeyReused, "idempotency key was already used with another request")
 	ErrAppointmentNotFound = shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
+	ErrAppointmentPast     = shared.NewError(shared.CodeAppointmentPast, "the appointment has started; it can no longer be cancelled or moved")
+	ErrAppointmentCanceled = shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; book a new one instead")
+	ErrMixedDoctors        = shared.NewError(shared.CodeInvalidRequest, "slotIds must all be slots of one doctor")
 	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
 )
 
@@ -64,23 +68,47 @@ const (
 	StatusExpired   Status = "EXPIRED"
 )
 
-// Appointment is one patient's place in one slot.
+// Appointment is one patient's place in one slot. DoctorID and StartAt are
+// the slot's: set by the reads and by a reschedule's decision, zero in a
+// booking's decision (which names the slot only).
 type Appointment struct {
 	ID        int64
 	SlotID    int64
 	PatientID int64
 	Status    Status
 	CreatedAt time.Time
+	DoctorID  int64
+	StartAt   time.Time
 	// ExpiresAt is a hold's end, zero unless HELD; EndAt is the end of the
 	// appointment's time (a longer visit's last slot), zero when unknown.
 	ExpiresAt time.Time
 	EndAt     time.Time
 }
 
+// Doctor names a doctor for patients.
+type Doctor struct {
+	ID        int64
+	Name      string
+	Specialty string
+}
+
+// RescheduleRequest moves a patient's appointment to SlotID. The key is the
+// patient's, apart from booking keys.
+type RescheduleRequest struct {
+	AppointmentID  int64
+	SlotID         int64
+	PatientID      int64
+	IdempotencyKey string
+}
+
 // BookRequest is a patient's click on "book"; the key is the client's, per
 // click and patient, so that a repeat of the click is the same request.
 type BookRequest struct {
-	SlotID         int64
+	SlotID int64
+	// SlotIDs are the slots in order of preference, SlotID first, when the
+	// patient named alternatives; nil for one slot. The booking takes the
+	// first of them with a free place when its turn comes.
+	SlotIDs        []int64
 	PatientID      int64
 	IdempotencyKey string
 	// Hold asks for a hold (HELD until confirmed); Minutes for a longer
@@ -90,6 +118,34 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
+}
+
+// NewBookRequest is the request for the first free of slots, in that order.
+func NewBookRequest(slots []int64, patientID int64) BookRequest {
+	req := BookRequest{SlotID: slots[0], PatientID: patientID}
+	if len(slots) > 1 {
+		req.SlotIDs = slots
+	}
+	return req
+}
+
+// Names reports whether the request names the slot, as its slot or one of
+// its alternatives.
+func (r BookRequest) Names(slotID int64) bool {
+	return slotID == r.SlotID || slices.Contains(r.SlotIDs, slotID)
+}
+
+// command is the request as it travels to the booker: a request naming
+// alternatives at their version, so that a booker that does not know them
+// refuses it instead of booking its first slot alone.
+func (r BookRequest) command() shared.Command {
+	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, r.Hold, r.Minutes), Kind: shared.KindBook,
+		SlotID: r.SlotID, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey, TraceID: r.TraceID,
+		Hold: r.Hold, Minutes: r.Minutes}
+	if len(r.SlotIDs) > 0 {
+		cmd.V, cmd.SlotIDs = shared.VersionAlternatives, r.SlotIDs
+	}
+	return cmd
 }
 
 // BookingResult is what became of a booking request within the reply budget.
@@ -114,6 +170,10 @@ type Bookings interface {
 	// RequestCancellation queues the cancellation of a and waits for it within
 	// the reply budget; queued is true when it is accepted but not yet applied.
 	RequestCancellation(ctx context.Context, a Appointment) (queued bool, err error)
+	// RequestReschedule queues the move of a (the caller's, as read) to
+	// req.SlotID and returns the decision, or a queued result past the reply
+	// budget. Refusals are errors with the refusal's code, as for a booking.
+	RequestReschedule(ctx context.Context, a Appointment, req RescheduleRequest) (BookingResult, error)
 	// RequestConfirmation queues the confirmation of the hold a and returns
 	// the booked appointment; a hold that has ended is ErrHoldExpired.
 	RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error)
@@ -122,5 +182,19 @@ type Bookings interface {
 // Reads is the read side the gateway serves from PostgreSQL.
 type Reads interface {
 	ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]Slot, error)
+	// Appointment reads one appointment with its slot's doctor and times.
 	Appointment(ctx context.Context, id int64) (Appointment, error)
+	// PatientAppointments lists up to limit of the patient's appointments:
+	// those not started first, soonest first, then the past ones, latest first.
+	PatientAppointments(ctx context.Context, patientID int64, limit int) ([]Appointment, error)
+	// Doctors lists up to limit doctors by id.
+	Doctors(ctx context.Context, limit int) ([]Doctor, error)
+	// Doctor reads one doctor; ok is false when it has no name on record.
+	Doctor(ctx context.Context, id int64) (d Doctor, ok bool, err error)
+}
+
+// DoctorWriter stores doctors' names and specialties. Like plans, they are
+// handed to a booker: the gateway does not write the booking database.
+type DoctorWriter interface {
+	PutDoctor(ctx context.Context, d shared.Doctor) (shared.Doctor, error)
 }

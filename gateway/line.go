@@ -18,6 +18,7 @@ type line struct {
 	holders   map[int64]struct{}
 	rate      float64 // decisions per second, smoothed, for the estimated wait
 	starved   bool    // waiting for the gateway-wide bound on commands in flight
+	dirty     bool    // its demand changed since the loads were last told
 	// windowStart and counted are the decisions counted towards the rate.
 	windowStart time.Time
 	counted     int

@@ -18,12 +18,14 @@ type SlotLists struct {
 	Reads
 	// MaxEntries bounds the cached lists: any doctor id and date a client
 	// asks for is a key. Past it the cache starts afresh (no LRU to keep).
+	// The doctors' names are bounded alike.
 	MaxEntries int
 	ttl        time.Duration
 	zone       *time.Location
 	mu         sync.Mutex
 	entries    map[listKey]cachedList
 	group      singleflight.Group
+	doctors    doctorCache
 }
 
 type listKey struct {

@@ -1,17 +1,60 @@
 package gateway
 
 import (
-	"math/rand/v2"
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
+	"strconv"
+	"time"
 )
 
-// open runs the opening lottery: the pre-queue goes first, in a random order
-// drawn from the seed and the slot, then everyone who came after the opening.
+// OpeningSecret is the secret of one opening's lottery (the slots of one
+// doctor that open at one instant), derived from the gateways' common
+// lottery secret: every gateway computes the same, nobody without the common
+// secret can predict it, and publishing it after the opening, so that anyone
+// can check the draw, reveals nothing about other openings.
+func OpeningSecret(master string, doctorID int64, opensAt time.Time) []byte {
+	m := hmac.New(sha256.New, []byte(master))
+	m.Write([]byte("termin opening lottery|"))
+	m.Write(strconv.AppendInt(nil, opensAt.UnixMicro(), 10))
+	m.Write([]byte("|"))
+	m.Write(strconv.AppendInt(nil, doctorID, 10))
+	return m.Sum(nil)
+}
+
+// LotteryRank is the patient's draw in the opening whose secret is given:
+// the pre-queue is admitted by ascending rank. It depends on nothing but the
+// opening and the patient, so that every gateway puts a patient at the same
+// place, and a patient's keys or connections do not change it.
+func LotteryRank(openingSecret []byte, patientID int64) uint64 {
+	m := hmac.New(sha256.New, openingSecret)
+	m.Write(strconv.AppendInt(nil, patientID, 10))
+	return binary.BigEndian.Uint64(m.Sum(nil))
+}
+
+// open runs the opening lottery: the pre-queue goes first, by each patient's
+// rank in the opening, then everyone who came after the opening. The
+// opening's secret is logged now, not before, so that the draw can be
+// checked afterwards but not foreseen.
 func (r *Room) open(ln *line) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(ln.slotID)))
-	rng.Shuffle(len(ln.pre), func(i, j int) { ln.pre[i], ln.pre[j] = ln.pre[j], ln.pre[i] })
-	r.log.Info("opening lottery", "slot", ln.slotID, "seed", r.cfg.Seed, "entrants", len(ln.pre))
+	if len(ln.pre) > 0 {
+		doctor := ln.pre[0].DoctorID
+		secret := OpeningSecret(r.cfg.Secret, doctor, ln.opensAt)
+		rank := make(map[*Ticket]uint64, len(ln.pre))
+		for _, t := range ln.pre {
+			rank[t] = LotteryRank(secret, t.Request.PatientID)
+		}
+		slices.SortFunc(ln.pre, func(a, b *Ticket) int {
+			return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a.Request.PatientID, b.Request.PatientID))
+		})
+		r.log.Info("opening lottery", "slot", ln.slotID, "doctor", doctor, "opens_at", ln.opensAt,
+			"opening_secret", hex.EncodeToString(secret), "entrants", len(ln.pre))
+	}
 	for _, t := range ln.pre {
 		t.pre = false
 	}

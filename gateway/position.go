@@ -17,9 +17,29 @@ func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
-	position = t.line.position(t)
-	eta, known = t.line.eta(now, position)
-	return position, t.line.wait(now, position), eta, known
+	if t.remote != "" && !r.decided(t) {
+		// Its place is at another gateway: it is somewhere in the whole line.
+		position = t.line.demand() + r.peersAhead(t.line, 0, true)
+		return position, t.line.wait(now, position), 0, false
+	}
+	local := t.line.position(t)
+	// The wait follows this gateway's pace at its local place: it admits its
+	// share of the slot. The position counts the other gateways' requests too.
+	eta, known = t.line.eta(now, local)
+	position = local
+	if len(r.peers) > 0 && !r.decided(t) {
+		position += r.peersAhead(t.line, local, t.pre)
+	}
+	return position, t.line.wait(now, local), eta, known
+}
+
+func (r *Room) decided(t *Ticket) bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // position counts the requests ahead of t, t included. Clients ask for it

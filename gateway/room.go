@@ -2,9 +2,10 @@ package gateway
 
 import (
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -31,8 +32,11 @@ type RoomConfig struct {
 	FullFor time.Duration
 	// PreWindow is how long before a slot opens requests may join its pre-queue.
 	PreWindow time.Duration
-	// Seed drives the opening lottery; the same seed gives the same order.
-	Seed uint64
+	// Secret is the lottery secret common to all gateways: each opening's
+	// draw is derived from it (see OpeningSecret), so that every gateway
+	// ranks a patient alike. It is never logged; each opening's own secret
+	// is, once the opening has come.
+	Secret string
 	// MaxLines bounds the slots the room keeps state for; 0 means
 	// DefaultMaxLines. Past it, a full mark announced for a slot the room has
 	// not seen is not kept (a mark only saves a queue round trip).
@@ -46,7 +50,15 @@ const DefaultMaxLines = 500_000
 // DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
 func DefaultRoomConfig() RoomConfig {
 	return RoomConfig{Margin: 4, MaxTickets: 200_000, MaxInflight: 4096, FullFor: 30 * time.Second,
-		PreWindow: 10 * time.Minute, Seed: rand.Uint64()}
+		PreWindow: 10 * time.Minute, Secret: randomSecret()}
+}
+
+// randomSecret is a lottery secret of this gateway alone: enough for one
+// gateway; several must be given a common one.
+func randomSecret() string {
+	b := make([]byte, 32)
+	_, _ = crand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Room is the virtual waiting room in front of the queue. Per slot it lets at
@@ -64,6 +76,19 @@ type Room struct {
 	mu      sync.Mutex
 	lines   map[int64]*line
 	tickets map[ticketID]*Ticket
+	// openings holds each patient's undecided ticket per opening.
+	openings map[openingID]*Ticket
+	// name and peers: this gateway among the others, and their loads.
+	name    string
+	peers   map[string]*peer
+	dirty   []*line            // lines whose demand changed since the loads were last told
+	newPeer bool               // a gateway appeared: tell it every load
+	active  map[int64]LineLoad // loads of the lines holding requests, as of the last Loads
+	// remote holds the places other gateways told of; following, the
+	// tickets here that wait for one of them; notes, what to tell them.
+	remote    map[openingID]remotePlace
+	following map[openingID][]*Ticket
+	notes     []PlaceNote
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -92,9 +117,12 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	if cfg == (RoomConfig{}) {
 		cfg = DefaultRoomConfig()
 	}
-	log.Info("waiting room", "lottery_seed", cfg.Seed, "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
+	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
-		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket)}
+		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
+		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer),
+		remote: make(map[openingID]remotePlace), following: make(map[openingID][]*Ticket),
+		active: make(map[int64]LineLoad)}
 	for _, o := range opts {
 		o(r)
 	}
@@ -133,8 +161,23 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 	case len(r.tickets) >= r.cfg.MaxTickets:
 		return nil, ErrUnavailable
 	}
-	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now}
+	oid, inOpen := openingOf(ln, slot.DoctorID, req.PatientID)
+	if held := r.openings[oid]; inOpen && held != nil {
+		// The patient's place in this opening answers every key it sends there.
+		held.aliases = append(held.aliases, id)
+		r.tickets[id] = held
+		return held, nil
+	}
+	if rp, ok := r.remote[oid]; inOpen && ok {
+		return r.followLocked(ln, req, id, slot.DoctorID, oid, rp), nil
+	}
+	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
+		opening: oid, inOpen: inOpen}
 	r.tickets[id] = t
+	if inOpen {
+		r.openings[oid] = t
+		r.noteLocked(t, "")
+	}
 	if now.Before(ln.opensAt) {
 		t.pre = true
 		ln.pre = append(ln.pre, t)
@@ -145,6 +188,7 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 		t.seq = ln.admitted + len(ln.waiting)
 		ln.waiting = append(ln.waiting, t)
 	}
+	r.touchLocked(ln)
 	r.admitLocked(ln)
 	return t, nil
 }
@@ -190,7 +234,14 @@ func (r *Room) admitLocked(ln *line) {
 	}
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
-	for len(ln.waiting) > 0 && len(ln.inflight) < ln.left+r.cfg.Margin {
+	if len(ln.waiting) == 0 {
+		return
+	}
+	limit := ln.left + r.cfg.Margin
+	if len(r.peers) > 0 {
+		limit = r.shareLocked(ln, limit)
+	}
+	for len(ln.waiting) > 0 && len(ln.inflight) < limit {
 		if r.cfg.MaxInflight > 0 && r.inflight >= r.cfg.MaxInflight {
 			if !ln.starved {
 				ln.starved = true
@@ -201,8 +252,12 @@ func (r *Room) admitLocked(ln *line) {
 		t := ln.waiting[0]
 		ln.waiting = ln.waiting[1:]
 		ln.admitted++
+		if t.withdrawn {
+			continue
+		}
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
+		r.touchLocked(ln) // the others count this gateway's commands out
 		r.inflight++
 		go r.enqueue(t)
 	}
@@ -213,10 +268,7 @@ func (r *Room) admitLocked(ln *line) {
 // that made it, and the next requests are admitted as it is decided.
 func (r *Room) enqueue(t *Ticket) {
 	req := t.Request
-	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, req.Hold, req.Minutes), Kind: shared.KindBook,
-		SlotID: req.SlotID, PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: req.TraceID,
-		Hold: req.Hold, Minutes: req.Minutes}
-	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), cmd)
+	ch, err := r.queue.Submit(context.Background(), t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), req.command())
 	if err != nil {
 		r.decide(t, shared.Decision{}, err)
 		return
@@ -240,6 +292,10 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 	ln.observe(now)
 	switch {
 	case err != nil:
+	case d.Code == shared.Booked && !d.Replay && d.SlotID != ln.slotID:
+		if taken := r.lines[d.SlotID]; taken != nil { // an alternative took the place
+			taken.left = d.Left
+		}
 	case d.Code == shared.Booked && !d.Replay:
 		ln.left = d.Left // as the booker saw it; announcements may also have told it
 	case d.Code == shared.CodeSlotFull && d.Minutes == 0:
@@ -262,6 +318,7 @@ func (r *Room) releaseLocked(t *Ticket) {
 	if t.line.inflight = remove(t.line.inflight, t); len(t.line.inflight) == n {
 		return // released before (a stale ticket swept, then decided)
 	}
+	r.touchLocked(t.line)
 	r.inflight--
 	for len(r.starved) > 0 && r.inflight < r.cfg.MaxInflight {
 		ln := r.starved[0]
@@ -272,12 +329,29 @@ func (r *Room) releaseLocked(t *Ticket) {
 }
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
+// A request naming alternatives stays: another of its slots may have room,
+// and the booker, which it reaches through the margin, tries them all.
 func (r *Room) refuseWaitingLocked(ln *line) {
 	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
-	for _, t := range append(ln.waiting, ln.pre...) {
-		r.closeLocked(t, full, nil)
+	keep := func(ts []*Ticket) []*Ticket {
+		var kept []*Ticket
+		for _, t := range ts {
+			switch {
+			case t.withdrawn: // it follows another gateway's place
+			case len(t.Request.SlotIDs) > 0:
+				kept = append(kept, t)
+			default:
+				r.closeLocked(t, full, nil)
+			}
+		}
+		return kept
 	}
-	ln.waiting, ln.pre = nil, nil
+	ln.waiting, ln.pre = keep(ln.waiting), keep(ln.pre)
+	for i, t := range ln.waiting {
+		t.seq = ln.admitted + i
+	}
+	r.touchLocked(ln)
+	r.admitLocked(ln)
 }
 
 func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
@@ -288,7 +362,27 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 	}
 	t.decision, t.err, t.closedAt = d, err, r.now()
 	close(t.done)
+	if t.inOpen && r.openings[t.opening] == t {
+		delete(r.openings, t.opening) // decided: the patient may line up again, at the end
+		code := d.Code
+		if err != nil {
+			code = CodeReleased
+		}
+		r.noteLocked(t, code)
+	}
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again
+		for _, a := range t.aliases {
+			delete(r.tickets, a)
+		}
 	}
+}
+
+// openingOf names the patient's place in the opening of the line's slot; ok
+// is false for a slot that has always been open (it has no opening).
+func openingOf(ln *line, doctorID, patientID int64) (openingID, bool) {
+	if ln.opensAt.Year() <= 1 {
+		return openingID{}, false
+	}
+	return openingID{patient: patientID, doctor: doctorID, opensAt: ln.opensAt.UnixMicro()}, true
 }

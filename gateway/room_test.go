@@ -170,12 +170,15 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 }
 
 func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
-	order := func(seed uint64) []int64 {
-		opens := time.Now().Add(100 * time.Millisecond)
+	// One opening instant for every draw, on a clock shifted so that it is
+	// 100 ms ahead: the draw depends on the opening, not on when the test runs.
+	opens := time.Date(2030, 1, 7, 6, 0, 0, 0, time.UTC)
+	order := func(secret string) []int64 {
+		offset := opens.Sub(time.Now().Add(100 * time.Millisecond))
 		slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 		cfg := gateway.DefaultRoomConfig()
-		cfg.Seed = seed
-		room, q := newRoom(t, slot, cfg)
+		cfg.Secret = secret
+		room, q := newRoom(t, slot, cfg, gateway.WithClock(func() time.Time { return time.Now().Add(offset) }))
 		tickets := joinAll(t, room, slot, 20)
 		if q.count() != 0 {
 			t.Fatal("pre-queue admitted before the opening")
@@ -188,16 +191,16 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 		}
 		return got
 	}
-	first, again, other := order(7), order(7), order(8)
+	first, again, other := order("seven"), order("seven"), order("eight")
 	arrival := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
 	if slices.Equal(first, arrival) {
 		t.Errorf("lottery kept arrival order: %v", first)
 	}
 	if !slices.Equal(first, again) {
-		t.Errorf("same seed, different orders: %v and %v", first, again)
+		t.Errorf("same secret, different orders: %v and %v", first, again)
 	}
 	if slices.Equal(first, other) {
-		t.Errorf("different seeds, same order: %v", first)
+		t.Errorf("different secrets, same order: %v", first)
 	}
 	sorted := slices.Clone(first)
 	slices.Sort(sorted)

@@ -11,16 +11,33 @@ type ticketID struct {
 	key     string
 }
 
+// openingID names one patient's place in one opening: the slots of one
+// doctor that open at one instant. A patient holds one place per opening,
+// whatever the number of keys or slots it clicks.
+type openingID struct {
+	patient, doctor int64
+	opensAt         int64 // Unix microseconds
+}
+
 // Ticket is one booking request's place in the waiting room. It outlives the
 // HTTP request that made it: a client answered 202 repeats the same key and
 // finds its ticket, its place and eventually its decision.
 type Ticket struct {
-	id       ticketID
-	line     *line
-	Request  BookRequest
-	DoctorID int64
-	admitted bool
-	pre      bool
+	id   ticketID
+	line *line
+	// opening is the place this ticket holds, when its slot has an opening;
+	// aliases are the patient's other keys that joined it there.
+	opening openingID
+	inOpen  bool
+	aliases []ticketID
+	// remote is the key of another gateway's place in the opening this
+	// ticket follows; withdrawn marks a waiting ticket given up for it.
+	remote    string
+	withdrawn bool
+	Request   BookRequest
+	DoctorID  int64
+	admitted  bool
+	pre       bool
 	// seq is the ticket's place in its line's waiting list counted from the
 	// line's first waiter ever: its position is seq minus the line's count of
 	// admissions, found without a scan of the line.
@@ -34,6 +51,11 @@ type Ticket struct {
 
 // Done is closed once the ticket has its decision.
 func (t *Ticket) Done() <-chan struct{} { return t.done }
+
+// Alias reports whether key is not the ticket's own key but another key of
+// the same patient that joined the ticket's place in its opening: its answer
+// is the place's answer, and a booking it reports was not created by it.
+func (t *Ticket) Alias(key string) bool { return key != t.Request.IdempotencyKey }
 
 // Decision is the booker's decision, or the waiting room's own refusal (the
 // slot filled while the ticket waited), or err when the queue refused it.

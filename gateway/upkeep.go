@@ -45,6 +45,8 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
+	r.forgetPeersLocked(now)
+	r.sweepRemoteLocked(now)
 	for id, t := range r.tickets {
 		select {
 		case <-t.done:
@@ -52,9 +54,16 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 				delete(r.tickets, id)
 			}
 		default:
+			if t.remote != "" && now.Sub(t.madeAt) > stale {
+				delete(r.tickets, id) // the place it followed went silent
+				continue
+			}
 			if t.admitted && now.Sub(t.madeAt) > stale {
 				r.releaseLocked(t)
 				delete(r.tickets, id)
+				if t.inOpen && r.openings[t.opening] == t {
+					delete(r.openings, t.opening)
+				}
 			}
 		}
 	}

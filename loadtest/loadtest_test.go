@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,3 +120,30 @@ func logReport(t *testing.T, rep *loadtest.Report) {
 type testWriter []byte
 
 func (w *testWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
+
+// TestFairnessScenarioReportsBothClasses runs the fairness scenario shrunk
+// (120 one-click patients, 6 bots of 10 connections, 12 places): it reports
+// both classes, every place is taken, and no account holds two.
+func TestFairnessScenarioReportsBothClasses(t *testing.T) {
+	sys, dbURL := startSystem(t, nil)
+	rep, err := loadtest.RunFairness(t.Context(), loadtest.FairnessOptions{
+		GatewayURL: sys.Gateway.URL(), DatabaseURL: dbURL, Seed: 7, Zone: berlin,
+		Slots: 12, Patients: 120, Bots: 6, BotConns: 10, OpensIn: 4 * time.Second, Until: 15 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	rep.WriteText(&buf)
+	t.Log("\n" + buf.String())
+	won := 0
+	for _, c := range rep.Classes[:2] { // the rest split the one-click patients
+		won += c.Winners
+		if c.Requests == 0 {
+			t.Errorf("%s sent nothing", c.Name)
+		}
+	}
+	if won != rep.Places {
+		t.Errorf("%d accounts booked %d places: a place is left or an account holds two", won, rep.Places)
+	}
+}

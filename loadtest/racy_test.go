@@ -33,6 +33,11 @@ func (r *racyBooker) Cancel(ctx context.Context, appointmentID int64) (booker.Ca
 	return r.inner.Cancel(ctx, appointmentID)
 }
 
+// Reschedule stays correct too; the load test does not move appointments.
+func (r *racyBooker) Reschedule(ctx context.Context, req booker.RescheduleRequest) (booker.Rescheduling, error) {
+	return r.inner.Reschedule(ctx, req)
+}
+
 func (r *racyBooker) connect(t *testing.T, dbURL string) {
 	t.Helper()
 	db, err := pgxpool.New(context.Background(), dbURL)

@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// Bounds of a plan. They keep one plan's slots to a size a single transaction
-// writes in well under a second (60 days of 5-minute slots is 17,280 rows).
+// Bounds of a plan. A practice publishes a quarter or a year ahead, so the
+// horizon reaches 366 days; the largest plan (a year of 5-minute slots around
+// the clock, 105,408 rows) is still one transaction of a few seconds.
 const (
 	MinSlotMinutes = 5
 	MaxSlotMinutes = 240
 	MaxCapacity    = 1000
-	MaxHorizonDays = 60
+	MaxHorizonDays = 366
 	MaxEntries     = 500
 )
 

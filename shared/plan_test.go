@@ -22,7 +22,7 @@ func TestParsePlanRefusesBadPlans(t *testing.T) {
 		{"slot too long", func(p *shared.SchedulePlan) { p.SlotMinutes = 241 }, "slotMinutes 241"},
 		{"no capacity", func(p *shared.SchedulePlan) { p.Capacity = 0 }, "capacity 0"},
 		{"capacity too large", func(p *shared.SchedulePlan) { p.Capacity = 1001 }, "capacity 1001"},
-		{"horizon too long", func(p *shared.SchedulePlan) { p.HorizonDays = 61 }, "horizonDays 61"},
+		{"horizon too long", func(p *shared.SchedulePlan) { p.HorizonDays = 367 }, "horizonDays 367"},
 		{"bad weekday", func(p *shared.SchedulePlan) { p.Weekly[0].Day = "Monday" }, `weekly[0].day "Monday"`},
 		{"bad time", func(p *shared.SchedulePlan) { p.Weekly[0].From = "8:00" }, "weekly[0].from"},
 		{"hour 24 as a start", func(p *shared.SchedulePlan) { p.Weekly[0].From = "24:00" }, "weekly[0].from"},

@@ -19,13 +19,23 @@ const Version = 1
 // that predates holds terminates a hold rather than booking it as a plain one.
 const VersionHolds = 2
 
+// VersionAlternatives is the version of a booking Command that names
+// alternatives (SlotIDs). Other commands keep their lower version, so that
+// they stay readable by every booker; a booker that does not know this
+// version terminates such a command rather than book its first slot alone.
+const VersionAlternatives = 3
+
+// MaxAlternatives bounds the slots one booking may name.
+const MaxAlternatives = 20
+
 // Code names an outcome. The error codes are the problem codes of the HTTP API.
 type Code string
 
 // Outcomes of a decision, and the errors of the HTTP API.
 const (
-	Booked    Code = "BOOKED"
-	Cancelled Code = "CANCELLED"
+	Booked      Code = "BOOKED"
+	Cancelled   Code = "CANCELLED"
+	Rescheduled Code = "RESCHEDULED"
 
 	CodeInvalidRequest        Code = "INVALID_REQUEST"
 	CodePayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
@@ -35,6 +45,7 @@ const (
 	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
 	CodeSlotFull              Code = "SLOT_FULL"
 	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
+	CodeTooManyAppointments   Code = "TOO_MANY_APPOINTMENTS"
 	CodeSlotClosed            Code = "SLOT_CLOSED"
 	CodeIdempotencyKeyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodeRateLimited           Code = "RATE_LIMITED"
@@ -44,6 +55,13 @@ const (
 	CodeNotFound              Code = "NOT_FOUND"
 	CodeMethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
 	CodeInternal              Code = "INTERNAL"
+
+	// CodeAppointmentPast refuses to cancel or move an appointment that has
+	// started; CodeCancelCutoffPassed one that starts within the practice's
+	// cancellation cutoff; CodeAppointmentCancelled one that is cancelled.
+	CodeAppointmentPast      Code = "APPOINTMENT_PAST"
+	CodeCancelCutoffPassed   Code = "CANCEL_CUTOFF_PASSED"
+	CodeAppointmentCancelled Code = "APPOINTMENT_CANCELLED"
 
 	CodeHoldExpired            Code = "HOLD_EXPIRED"
 	CodeOverlappingAppointment Code = "OVERLAPPING_APPOINTMENT"
@@ -74,12 +92,16 @@ func CodeOf(err error) Code {
 // Kind says what a Command asks for.
 type Kind string
 
-// The kinds of command. Cancellations and confirmations go through the same
-// queue as bookings so that every write to a slot row is decided in the booker.
+// The kinds of command. Cancellations, confirmations and reschedules go
+// through the same queue as bookings so that every write to a slot row is
+// decided in the booker. A reschedule travels on the new slot's doctor
+// subject and is routed by the new slot, so it is decided in order with that
+// slot's bookings.
 const (
-	KindBook    Kind = "book"
-	KindCancel  Kind = "cancel"
-	KindConfirm Kind = "confirm"
+	KindBook       Kind = "book"
+	KindCancel     Kind = "cancel"
+	KindConfirm    Kind = "confirm"
+	KindReschedule Kind = "reschedule"
 )
 
 // Command is a booking or cancellation request waiting in the booking stream.
@@ -94,21 +116,29 @@ type Command struct {
 	// Hold and Minutes (VersionHolds) ask for a hold and a longer visit.
 	Hold    bool `json:"hold,omitempty"`
 	Minutes int  `json:"minutes,omitempty"`
+
+	// SlotIDs are a booking's slots in order of preference (SlotID first),
+	// all of one doctor; set only with VersionAlternatives. The booking takes
+	// the first of them with a free place.
+	SlotIDs []int64 `json:"slotIds,omitempty"`
 	// TraceID is the gateway's request id (X-Request-Id), so that the booker's
 	// log lines about this command can be found from what a client reports.
 	// Optional: an older gateway leaves it empty.
 	TraceID string `json:"traceId,omitempty"`
 }
 
-// Appointment is an appointment as it travels in a Decision.
+// Appointment is an appointment as it travels in a Decision. ExpiresAt is
+// a hold's end; EndAt the end of a longer visit, or of the new slot of a
+// reschedule, which also carries DoctorID and StartAt (RFC 3339), so that
+// the gateway can answer with them without a read; empty otherwise.
 type Appointment struct {
 	ID        int64  `json:"id"`
 	SlotID    int64  `json:"slotId"`
 	PatientID int64  `json:"patientId"`
 	Status    string `json:"status"`
 	CreatedAt string `json:"createdAt"`
-	// ExpiresAt is a hold's end, EndAt the end of a longer visit (RFC 3339);
-	// empty otherwise.
+	DoctorID  int64  `json:"doctorId,omitempty"`
+	StartAt   string `json:"startAt,omitempty"`
 	ExpiresAt string `json:"expiresAt,omitempty"`
 	EndAt     string `json:"endAt,omitempty"`
 }
@@ -158,6 +188,19 @@ func Subject(prefix string, doctorID int64) string {
 // their key, so that a repeat published by any gateway is dropped by the stream.
 func BookingMsgID(patientID int64, key string) string {
 	return "book." + strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// RescheduleMsgID is the de-duplication id of a reschedule: the patient and
+// their key, apart from bookings' ids.
+func RescheduleMsgID(patientID int64, key string) string {
+	return "reschedule." + strconv.FormatInt(patientID, 10) + "." + key
+}
+
+// RescheduleDecisionKey is where the decision of a reschedule key is kept in
+// the decisions bucket. The "r." cannot clash with a booking's key, which
+// holds no dot.
+func RescheduleDecisionKey(patientID int64, key string) string {
+	return strconv.FormatInt(patientID, 10) + ".r." + key
 }
 
 // CancelMsgID is the de-duplication id of a cancellation.

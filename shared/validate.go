@@ -3,6 +3,7 @@ package shared
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Bounds of a command, the same the gateway applies to the request it makes
@@ -56,11 +57,10 @@ func validText(s string, max int) bool {
 // holds, confirmations or longer visits must say VersionHolds, so that no
 // booker reads it as a plain booking.
 func (c Command) Validate() error {
+	if err := c.validateVersion(); err != nil {
+		return err
+	}
 	switch {
-	case c.V != Version && c.V != VersionHolds:
-		return fmt.Errorf("%w: version %d, want %d or %d", ErrInvalidCommand, c.V, Version, VersionHolds)
-	case c.V < CommandVersion(c.Kind, c.Hold, c.Minutes):
-		return fmt.Errorf("%w: version %d cannot carry a hold, a confirmation or minutes", ErrInvalidCommand, c.V)
 	case c.Kind == KindBook && (c.SlotID <= 0 || c.PatientID <= 0):
 		return fmt.Errorf("%w: a booking needs a positive slotId and patientId", ErrInvalidCommand)
 	case c.Kind == KindBook && !ValidKey(c.IdempotencyKey):
@@ -69,12 +69,54 @@ func (c Command) Validate() error {
 		return fmt.Errorf("%w: minutes %d out of range", ErrInvalidCommand, c.Minutes)
 	case c.Kind == KindCancel && c.AppointmentID <= 0:
 		return fmt.Errorf("%w: a cancellation needs a positive appointmentId", ErrInvalidCommand)
+	case c.Kind == KindReschedule && (c.AppointmentID <= 0 || c.SlotID <= 0 || c.PatientID <= 0):
+		return fmt.Errorf("%w: a reschedule needs a positive appointmentId, slotId and patientId", ErrInvalidCommand)
+	case c.Kind == KindReschedule && !ValidKey(c.IdempotencyKey):
+		return fmt.Errorf("%w: idempotencyKey must be 1 to %d of A-Z a-z 0-9 _ -", ErrInvalidCommand, MaxKeyLen)
 	case c.Kind == KindConfirm && c.AppointmentID <= 0:
 		return fmt.Errorf("%w: a confirmation needs a positive appointmentId", ErrInvalidCommand)
-	case c.Kind != KindBook && c.Kind != KindCancel && c.Kind != KindConfirm:
+	case c.Kind != KindBook && c.Kind != KindCancel && c.Kind != KindConfirm && c.Kind != KindReschedule:
 		return fmt.Errorf("%w: kind %.20q", ErrInvalidCommand, string(c.Kind))
 	case !validText(c.TraceID, MaxTraceIDLen) || !validText(c.RequestID, MaxReplyToken):
 		return fmt.Errorf("%w: traceId or requestId too long or not plain", ErrInvalidCommand)
+	}
+	return nil
+}
+
+// validateVersion accepts the versions this build knows, each carrying
+// only what it may: slotIds only at VersionAlternatives (and valid there,
+// without a hold or minutes), holds, confirmations and minutes from
+// VersionHolds on.
+func (c Command) validateVersion() error {
+	switch {
+	case c.V != Version && c.V != VersionHolds && c.V != VersionAlternatives:
+		return fmt.Errorf("%w: version %d, want %d, %d or %d", ErrInvalidCommand, c.V, Version, VersionHolds, VersionAlternatives)
+	case c.V == VersionAlternatives || len(c.SlotIDs) > 0:
+		if c.V != VersionAlternatives || c.Hold || c.Minutes != 0 {
+			return fmt.Errorf("%w: slotIds need version %d and neither a hold nor minutes", ErrInvalidCommand, VersionAlternatives)
+		}
+		return c.validateAlternatives()
+	case c.V < CommandVersion(c.Kind, c.Hold, c.Minutes):
+		return fmt.Errorf("%w: version %d cannot carry a hold, a confirmation or minutes", ErrInvalidCommand, c.V)
+	}
+	return nil
+}
+
+// validateAlternatives accepts a booking naming 2 to MaxAlternatives
+// distinct positive slots, its SlotID first; the rest of the command is
+// checked as any other.
+func (c Command) validateAlternatives() error {
+	n := len(c.SlotIDs)
+	switch {
+	case c.Kind != KindBook:
+		return fmt.Errorf("%w: slotIds outside a booking", ErrInvalidCommand)
+	case n < 2 || n > MaxAlternatives || c.SlotIDs[0] != c.SlotID:
+		return fmt.Errorf("%w: %d slotIds, want 2 to %d starting with slotId", ErrInvalidCommand, n, MaxAlternatives)
+	}
+	for i, id := range c.SlotIDs {
+		if id <= 0 || slices.Contains(c.SlotIDs[:i], id) {
+			return fmt.Errorf("%w: slotIds must be distinct positive ids", ErrInvalidCommand)
+		}
 	}
 	return nil
 }

@@ -8,19 +8,29 @@ import (
 	"termin/shared"
 )
 
-// demoDoctors is how many demo doctors SeedDemo makes.
-const demoDoctors = 5
+// demoDoctors are the demo's doctors, in id order from 1.
+var demoDoctors = []struct{ name, specialty string }{
+	{"Dr. Anna Weber", "Allgemeinmedizin"},
+	{"Dr. Jonas Becker", "Impfsprechstunde"},
+	{"Dr. Leyla Yilmaz", "Kinder- und Jugendmedizin"},
+	{"Dr. Marek Nowak", "Innere Medizin"},
+	{"Dr. Sofia Rossi", "Dermatologie"},
+}
 
-// SeedDemo gives five demo doctors a working plan through schedules, as an
-// admin's PUT of the schedule would: 15-minute slots from 08:00 to 12:00
+// SeedDemo gives five demo doctors a name, a specialty and a working plan,
+// as an admin's PUT of each would: 15-minute slots from 08:00 to 12:00
 // (clinic time) every day, 14 days ahead; odd doctors have one place per
 // slot, even ones ten (a vaccination round). Being plans, the days keep
 // coming: each morning's opening makes the next one bookable, as for a real
-// practice. Putting the same plans again changes nothing.
-func SeedDemo(ctx context.Context, schedules gateway.Schedules) error {
-	for doctor := int64(1); doctor <= demoDoctors; doctor++ {
-		if _, err := schedules.PutSchedule(ctx, doctor, demoPlan(doctor)); err != nil {
-			return fmt.Errorf("seed demo: doctor %d: %w", doctor, err)
+// practice. Seeding again changes nothing but names an admin has changed.
+func SeedDemo(ctx context.Context, schedules gateway.Schedules, doctors gateway.DoctorWriter) error {
+	for i, d := range demoDoctors {
+		id := int64(i + 1)
+		if _, err := doctors.PutDoctor(ctx, shared.Doctor{ID: id, Name: d.name, Specialty: d.specialty}); err != nil {
+			return fmt.Errorf("seed demo: doctor %d: %w", id, err)
+		}
+		if _, err := schedules.PutSchedule(ctx, id, demoPlan(id)); err != nil {
+			return fmt.Errorf("seed demo: doctor %d: %w", id, err)
 		}
 	}
 	return nil

@@ -17,8 +17,8 @@ import (
 )
 
 // TestDemoDoctorsComeAsPlans starts the system as `make run` does, with the
-// demo seeded: five doctors with plans, whose days are listed through the
-// API with their places; seeding again (the next `make run`) adds nothing.
+// demo seeded: five named doctors with plans, whose days are listed through
+// the API with their places; seeding again (the next `make run`) adds nothing.
 func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	db, dbURL := pgtest.Pool(t, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -52,7 +52,10 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	if plans := count(`SELECT count(*) FROM doctor_schedule`); plans != 5 {
 		t.Errorf("%d plans stored, want 5", plans)
 	}
-	if err := system.SeedDemo(ctx, sys.Gateway.Schedules()); err != nil {
+	if named := count(`SELECT count(*) FROM doctor WHERE name LIKE 'Dr. %' AND specialty <> ''`); named != 5 {
+		t.Errorf("%d demo doctors with a name and a specialty, want 5", named)
+	}
+	if err := system.SeedDemo(ctx, sys.Gateway.Schedules(), sys.Gateway.Doctors()); err != nil {
 		t.Fatal(err)
 	}
 	if after := count(`SELECT count(*) FROM time_slot`); after != before {

@@ -38,13 +38,13 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 	return map[string]Permissions{
 		GatewayUser: {
 			Publish: []string{
-				ns.Subject(prefix) + ".>", ns.Subject("gateway.attempts"), ns.Subject(shared.ScheduleSubject),
-				"$JS.API.INFO", "$JS.API.STREAM.INFO." + kv,
+				ns.Subject(prefix) + ".>", ns.Subject("gateway.attempts"), ns.Subject("gateway.lines"), ns.Subject("gateway.places"), ns.Subject(shared.ScheduleSubject),
+				ns.Subject(shared.DoctorSubject), "$JS.API.INFO", "$JS.API.STREAM.INFO." + kv,
 				"$JS.API.DIRECT.GET." + kv, "$JS.API.DIRECT.GET." + kv + ".>", "$JS.API.STREAM.MSG.GET." + kv,
 				"$JS.API.CONSUMER.CREATE." + kv, "$JS.API.CONSUMER.CREATE." + kv + ".>",
 				"$JS.API.CONSUMER.DELETE." + kv + ".>", "$JS.API.CONSUMER.INFO." + kv + ".>", "$JS.FC." + kv + ".>",
 			},
-			Subscribe: []string{"_INBOX.>", ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("gateway.attempts")},
+			Subscribe: []string{"_INBOX.>", ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("gateway.attempts"), ns.Subject("gateway.lines"), ns.Subject("gateway.places")},
 		},
 		BookerUser: {
 			Publish: []string{
@@ -52,7 +52,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 				ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("appointment.>"), ns.Subject("notify.dead.>"),
 				ns.Subject(jetstream.DeadSubject) + ".>",
 			},
-			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject)},
+			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.DoctorSubject)},
 			Responses: true,
 		},
 	}

@@ -98,7 +98,7 @@ func TestScheduleRouteRefusals(t *testing.T) {
 		{"from after to", "PUT", "/api/doctors/42/schedule", admin, strings.Replace(everyDay, `"to":"10:00"`, `"to":"07:00"`, 1), 400, "INVALID_REQUEST", "not before"},
 		{"overlapping ranges", "PUT", "/api/doctors/42/schedule", admin, strings.Replace(everyDay, `"weekly":[`, `"weekly":[{"day":"MON","from":"09:00","to":"11:00"},`, 1), 400, "INVALID_REQUEST", "overlap"},
 		{"slot length not dividing", "PUT", "/api/doctors/42/schedule", admin, strings.Replace(everyDay, `"slotMinutes":30`, `"slotMinutes":45`, 1), 400, "INVALID_REQUEST", "multiple"},
-		{"horizon too long", "PUT", "/api/doctors/42/schedule", admin, strings.Replace(everyDay, `"horizonDays":3`, `"horizonDays":61`, 1), 400, "INVALID_REQUEST", "horizonDays"},
+		{"horizon too long", "PUT", "/api/doctors/42/schedule", admin, strings.Replace(everyDay, `"horizonDays":3`, `"horizonDays":367`, 1), 400, "INVALID_REQUEST", "horizonDays"},
 		{"GET is not allowed", "GET", "/api/doctors/42/schedule", admin, "", 405, "METHOD_NOT_ALLOWED", ""},
 	}
 	for _, tc := range tests {

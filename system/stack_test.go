@@ -34,6 +34,9 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 const replyBudget = 500 * time.Millisecond
 
+// testLotterySecret is the lottery secret of every stack's gateways.
+const testLotterySecret = "system test lottery secret"
+
 // noAuth is the gateway's authentication in tests that are not about it.
 var noAuth = gwhttp.AuthConfig{Disabled: true}
 
@@ -98,11 +101,13 @@ func (s *stack) startGatewayWith(adjust func(*gatewayapp.Config)) *gatewayapp.Ap
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	room := gateway.DefaultRoomConfig()
+	room.Secret = testLotterySecret // common to the stack's gateways, as in a deployment
 	cfg := gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
 		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: noAuth,
-		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
+		RateLimit: 5, RateWindow: 10 * time.Second, Room: room, ListTTL: 2 * time.Second,
 	}
 	if adjust != nil {
 		adjust(&cfg)
@@ -169,19 +174,31 @@ func (a answer) code() string { s, _ := a.body["code"].(string); return s }
 func (a answer) id() int64    { f, _ := a.body["id"].(float64); return int64(f) }
 
 func (s *stack) do(method, path, key string, body []byte) (answer, error) {
-	req, err := http.NewRequest(method, s.gateway.URL()+path, bytes.NewReader(body))
+	return s.doAt(s.gateway, method, path, key, body)
+}
+
+// doAt sends a request to the given gateway; unlike postVia it may run
+// beside other requests.
+func (s *stack) doAt(gw *gatewayapp.App, method, path, key string, body []byte) (answer, error) {
+	req, err := http.NewRequest(method, gw.URL()+path, bytes.NewReader(body))
 	if err != nil {
 		return answer{}, err
 	}
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	return s.send(req)
+}
+
+// send sends req and decodes the answer, which must match openapi.yaml.
+func (s *stack) send(req *http.Request) (answer, error) {
 	resp, err := s.http.Do(req)
 	if err != nil {
 		return answer{}, err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	checkAPI(s.t, req, resp.StatusCode, resp.Header, raw)
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	_ = json.Unmarshal(raw, &a.body)
 	return a, nil

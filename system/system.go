@@ -78,7 +78,7 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("gateway: %w", err)
 	}
 	if cfg.SeedDemo {
-		return SeedDemo(ctx, s.Gateway.Schedules())
+		return SeedDemo(ctx, s.Gateway.Schedules(), s.Gateway.Doctors())
 	}
 	return nil
 }

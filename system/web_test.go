@@ -35,8 +35,22 @@ func newWebStack(t *testing.T) *webStack {
 	s := newStack(t)
 	secret := []byte(rand.Text() + rand.Text())
 	w := &webStack{stack: s, secret: secret}
+	for id, doc := range pageDoctors {
+		if _, err := s.db.Exec(t.Context(), `INSERT INTO doctor (id, name, specialty) VALUES ($1, $2, $3)`, id, doc[0], doc[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	w.page = s.startGatewayWith(func(c *gatewayapp.Config) { c.Auth = gwhttp.AuthConfig{Secret: secret} })
 	return w
+}
+
+// pageDoctors are the doctors of the page's cases, by id: name, specialty.
+var pageDoctors = map[int64][2]string{
+	40: {"Dr. Jonas Becker", "Kinderheilkunde"}, 41: {"Dr. Anna Weber", "Allgemeinmedizin"},
+	42: {"Dr. Mehmet Yilmaz", "Innere Medizin"}, 43: {"Dr. Sophie Wagner", "Dermatologie"},
+	44: {"Dr. Lukas Schmidt", "Orthopädie"}, 45: {"Dr. Lea Hoffmann", "HNO"},
+	46: {"Dr. Paul Fischer", "Augenheilkunde"}, 47: {"Dr. Marie Schulz", "Gynäkologie"},
+	48: {"Dr. Felix Braun", "Neurologie"},
 }
 
 // link is the page's sign-in link for the patient, as `make run` prints it.
@@ -154,12 +168,24 @@ func TestPatientPage(t *testing.T) {
 	t.Run("books a slot end to end", func(t *testing.T) {
 		at := tomorrowAt(10, 0)
 		slot := w.slot(41, at, 1)
-		w.slot(41, at.Add(15*time.Minute), 1)
+		for i := range 5 {
+			w.slot(41, at.Add(time.Duration(15*(i+1))*time.Minute), 1)
+		}
+		opening := tomorrowAt(7, 0)
+		for i := range 3 { // not yet open: the page says when they open
+			w.openingSlot(41, at.Add(time.Duration(90+15*i)*time.Minute), 1, opening)
+		}
 		p := openTab(t, browser, w.link(101))
 		if h := p.text("#book-title"); h != "Termin buchen" {
 			t.Errorf("heading = %q, want the German page first", h)
 		}
 		p.chooseDay(41, at)
+		if doc := p.text("#doctors .name"); doc != "Dr. Anna Weber" {
+			t.Errorf("the chosen doctor shows as %q, want her name from the list", doc)
+		}
+		if note := p.text("#slots .sub"); !strings.HasPrefix(note, "öffnet ") {
+			t.Errorf("a time not yet open says %q, want when it opens", note)
+		}
 		p.screenshot("page-booking")
 		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the result", `!document.getElementById('v-result').hidden`)
@@ -296,23 +322,54 @@ func TestPatientPage(t *testing.T) {
 	t.Run("cancel from my appointments", func(t *testing.T) {
 		at := tomorrowAt(13, 0)
 		slot := w.slot(44, at, 1)
+		elsewhere := w.mustDo("POST", "/api/appointments", "by-phone", bookBody(w.slot(40, at.Add(24*time.Hour), 1), 104))
 		p := openTab(t, browser, w.link(104))
 		p.chooseSlot(44, at, slot)
 		p.waitText("#result-title", "Ihr Termin ist gebucht")
 		p.click("#result-mine")
-		item := fmt.Sprintf(`[data-appointment="%d"]`, w.queryInt(`SELECT id FROM appointment WHERE patient_id = 104`))
+		mine := w.queryInt(`SELECT id FROM appointment WHERE patient_id = 104 AND slot_id = $1`, slot)
+		item := fmt.Sprintf(`[data-appointment="%d"]`, mine)
 		if when := p.text(item + " .when"); !strings.Contains(when, "13:00") {
 			t.Errorf("my appointments show %q, want 13:00 Berlin time", when)
+		}
+		if who := p.text(fmt.Sprintf(`[data-appointment="%d"] .who`, elsewhere.id())); who != "Dr. Jonas Becker" {
+			t.Errorf("the appointment booked elsewhere shows doctor %q, want Dr. Jonas Becker from the server's list", who)
+		}
+		if first := eval[string](p, `document.querySelector('#mine [data-appointment]').dataset.appointment`); first != fmt.Sprint(mine) {
+			t.Errorf("the first of my appointments is %s, want the sooner one, %d", first, mine)
 		}
 		p.click(item + " .cancel")
 		p.click(item + " .cancel-yes")
 		p.waitFor("the confirmation", `document.getElementById('notice').textContent.includes('abgesagt')`)
 		p.waitFor("the list without it", `!document.querySelector('`+item+`')`)
-		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 104 AND status = 'CANCELLED'`); n != 1 {
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 104 AND status = 'CANCELLED' AND slot_id = $1`, slot); n != 1 {
 			t.Errorf("patient 104 has %d cancelled appointments, want 1", n)
 		}
 		if n := w.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 0 {
 			t.Errorf("booked_count after the cancel = %d, want 0", n)
+		}
+	})
+
+	t.Run("reschedule from my appointments", func(t *testing.T) {
+		at := tomorrowAt(16, 0)
+		from := w.slot(48, at, 1)
+		to := w.slot(48, at.Add(time.Hour), 1)
+		booked := w.mustDo("POST", "/api/appointments", "before-move", bookBody(from, 108))
+		p := openTab(t, browser, w.link(108))
+		p.click("#nav-mine")
+		item := fmt.Sprintf(`[data-appointment="%d"]`, booked.id())
+		p.click(item + " .move")
+		p.click(fmt.Sprintf(`[data-slot="%d"]`, to))
+		p.waitText("#result-title", "Ihr Termin ist verschoben")
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE id = $1 AND slot_id = $2 AND status = 'BOOKED'`, booked.id(), to); n != 1 {
+			t.Errorf("appointment %d is not at slot %d after the move", booked.id(), to)
+		}
+		if n := w.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, from); n != 0 {
+			t.Errorf("the old slot still holds %d after the move, want 0", n)
+		}
+		p.click("#result-mine")
+		if when := p.text(item + " .when"); !strings.Contains(when, "17:00") {
+			t.Errorf("after the move my appointments show %q, want 17:00", when)
 		}
 	})
 

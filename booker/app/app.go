@@ -58,6 +58,8 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	a.Store = postgres.NewStore(a.db, a.cfg.Zone)
+	a.Store.Rules = booker.CancelRules{Cutoff: a.cfg.CancelCutoff}
+	a.Store.Caps = a.cfg.Caps
 	a.Store.HoldTTL = a.cfg.Holds.TTL
 	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("booker"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250*time.Millisecond))

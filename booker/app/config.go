@@ -12,6 +12,7 @@ import (
 
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/booker/postgres"
 	"termin/shared"
 )
 
@@ -43,6 +44,13 @@ type Config struct {
 	Notify          NotifyConfig
 	// Schedule sets the daily opening and the roll-forward job.
 	Schedule ScheduleConfig
+	// CancelCutoff, when positive, refuses cancelling or moving an
+	// appointment that starts within it (CANCEL_CUTOFF_PASSED); 0 allows
+	// both until the start (APPOINTMENT_PAST after it).
+	CancelCutoff time.Duration
+	// Caps bound a patient's upcoming appointments (per doctor, in total);
+	// zero is off, the default.
+	Caps postgres.Caps
 	// Holds sets the holds' life and the expiry job.
 	Holds HoldConfig
 	// Decorate, when set, wraps the decision core. Fault and load tests use it
@@ -75,6 +83,8 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
 	fs.StringVar(&cfg.Addr, "addr", envconf.String("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
+	fs.IntVar(&cfg.Caps.PerDoctor, "max-upcoming-per-doctor", envconf.Int("MAX_UPCOMING_PER_DOCTOR", 0), "upcoming appointments a patient may hold with one doctor; 0 = no cap (MAX_UPCOMING_PER_DOCTOR)")
+	fs.IntVar(&cfg.Caps.Total, "max-upcoming", envconf.Int("MAX_UPCOMING", 0), "upcoming appointments a patient may hold in total; 0 = no cap (MAX_UPCOMING)")
 	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 4), "batches decided at once (BOOKER_WORKERS)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 50), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
 	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 2*time.Millisecond), "how long a batch waits to fill (BOOKER_BATCH_WAIT)")
@@ -88,11 +98,15 @@ func ParseFlags(args []string) (Config, error) {
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
+	fs.DurationVar(&cfg.CancelCutoff, "cancel-cutoff", envconf.Duration("CANCEL_CUTOFF", 0), "refuse cancelling or moving an appointment that starts within this time, e.g. 24h; 0 turns it off (CANCEL_CUTOFF)")
 	fs.DurationVar(&cfg.Holds.TTL, "hold-ttl", envconf.Duration("HOLD_TTL", defaultHoldTTL), "how long a hold keeps its place unless confirmed (HOLD_TTL)")
 	fs.DurationVar(&cfg.Holds.Sweep, "hold-sweep", envconf.Duration("HOLD_SWEEP", defaultHoldSweep), "how often expired holds are freed (HOLD_SWEEP)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
+	}
+	if cfg.CancelCutoff < 0 {
+		return Config{}, fmt.Errorf("CANCEL_CUTOFF: %v is negative", cfg.CancelCutoff)
 	}
 	finishNotify()
 	cfg.DBConns = int32(*dbConns)

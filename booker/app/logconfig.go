@@ -19,6 +19,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("addr", c.Addr), slog.String("clinic_tz", zone),
 		slog.Int("workers", c.Workers), slog.Int("batch_size", c.BatchSize), envconf.Dur("batch_wait", c.BatchWait),
 		slog.Int("db_conns", int(c.DBConns)), slog.Bool("migrate", c.Migrate),
+		slog.Int("max_upcoming_per_doctor", c.Caps.PerDoctor), slog.Int("max_upcoming", c.Caps.Total),
 		slog.Group("stream", "namespace", string(s.Namespace), "subject_prefix", s.SubjectPrefix, "replicas", s.Replicas, "max_bytes", s.MaxBytes,
 			"max_msgs", s.MaxMsgs, "duplicates", s.Duplicates.String(), "ack_wait", s.AckWait.String(),
 			"max_ack_pending", s.MaxAckPending, "decision_ttl", s.DecisionTTL.String()),

@@ -64,6 +64,10 @@ func (a *App) startSchedules() (err error) {
 	}); err != nil {
 		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
 	}
+	doctors := a.cfg.Stream.Namespace.Subject(shared.DoctorSubject)
+	if _, err := a.nc.QueueSubscribe(doctors, shared.ScheduleQueue, a.putDoctor); err != nil {
+		return fmt.Errorf("nats: subscribe %s: %w", doctors, err)
+	}
 	// Once started, the booker answers plans: the server has the subscription.
 	if err := a.nc.Flush(); err != nil {
 		return fmt.Errorf("nats: subscribe %s: %w", subject, err)

@@ -51,6 +51,16 @@ func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) shared
 		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left}
 }
 
+// Moved is both slots' states after a reschedule: the new one's places
+// after the move (its holders are read by Send when it is full), and the
+// room the move made in the old one.
+func (a *Announcer) Moved(ctx context.Context, r booker.Rescheduling) []shared.SlotState {
+	return []shared.SlotState{
+		{SlotID: r.SlotID, DoctorID: r.DoctorID, StartAt: r.StartAt.UTC().Format(time.RFC3339), Left: r.Left},
+		{SlotID: r.FromSlotID, DoctorID: r.FromDoctorID, StartAt: r.FromStartAt.UTC().Format(time.RFC3339), Left: r.FromLeft},
+	}
+}
+
 // Expired is the state of each slot an expired hold gave a place back to.
 func (a *Announcer) Expired(e booker.Expiry) []shared.SlotState {
 	states := make([]shared.SlotState, 0, len(e.Slots))

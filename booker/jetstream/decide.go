@@ -18,8 +18,8 @@ import (
 func (w *Worker) answerRecorded(ctx context.Context, entries []*entry) {
 	bySubject := map[string][]*entry{}
 	for _, e := range entries {
-		if e.err == nil && e.cmd.Kind == shared.KindBook {
-			subj := w.decisionSubject(shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey))
+		if key, ok := recordKey(e.cmd); ok && e.err == nil {
+			subj := w.decisionSubject(key)
 			bySubject[subj] = append(bySubject[subj], e)
 		}
 	}
@@ -68,8 +68,11 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	for i, e := range todo {
 		switch e.cmd.Kind {
 		case shared.KindBook:
-			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, PatientID: e.cmd.PatientID,
+			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, SlotIDs: e.cmd.SlotIDs, PatientID: e.cmd.PatientID,
 				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
+		case shared.KindReschedule:
+			ops[i].Reschedule = &booker.RescheduleRequest{AppointmentID: e.cmd.AppointmentID, SlotID: e.cmd.SlotID,
+				PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}
 		case shared.KindConfirm:
 			ops[i].Confirm = e.cmd.AppointmentID
 		default:
@@ -121,13 +124,17 @@ func decision(cmd shared.Command, o booker.Outcome) shared.Decision {
 		c := o.Cancellation
 		return shared.Decision{V: shared.Version, Code: shared.Cancelled, Replay: !c.Changed,
 			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
+	case cmd.Kind == shared.KindReschedule:
+		r := o.Rescheduling
+		return shared.Decision{V: shared.Version, Code: shared.Rescheduled, Replay: r.Replay, SlotID: cmd.SlotID,
+			Appointment: wire(r.Appointment), Left: r.Left}
 	case cmd.Kind == shared.KindConfirm:
 		c := o.Confirmation
 		return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: !c.Changed,
 			SlotID: c.SlotID, Appointment: wire(c.Appointment)}
 	}
 	b := o.Booking
-	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: cmd.SlotID,
+	return shared.Decision{V: shared.Version, Code: shared.Booked, Replay: b.Replay, SlotID: b.SlotID,
 		Hold: cmd.Hold, Minutes: cmd.Minutes, Appointment: wire(b.Appointment), Left: b.Left}
 }
 
@@ -142,12 +149,14 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 	for _, e := range todo {
 		switch {
 		case e.decision.Code == shared.Booked && !e.decision.Replay:
-			booked[e.cmd.SlotID] = e.outcome.Booking
+			booked[e.outcome.Booking.SlotID] = e.outcome.Booking
 		case e.decision.Code == shared.CodeSlotFull && e.cmd.Minutes == 0:
 			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
 			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
+		case e.decision.Code == shared.Rescheduled && !e.decision.Replay:
+			states = append(states, w.Announcer.Moved(ctx, e.outcome.Rescheduling)...)
 		case e.outcome.Confirmation.Expired != nil:
 			states = append(states, w.Announcer.Expired(*e.outcome.Confirmation.Expired)...)
 		}
@@ -167,9 +176,11 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 }
 
 // sameBody turns a recorded decision into a refusal when the key comes back
-// with another slot: the key was reused with another body.
+// with another slot (or, for a move on record, another appointment): the key
+// was reused with another body.
 func sameBody(d shared.Decision, cmd shared.Command) shared.Decision {
-	if d.SlotID != cmd.SlotID || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes {
+	otherAppointment := cmd.Kind == shared.KindReschedule && d.Appointment != nil && d.Appointment.ID != cmd.AppointmentID
+	if (d.SlotID != cmd.SlotID && !slices.Contains(cmd.SlotIDs, d.SlotID)) || d.Hold != cmd.Hold || d.Minutes != cmd.Minutes || otherAppointment {
 		return shared.Decision{V: shared.Version, Code: shared.CodeIdempotencyKeyReused,
 			Detail: booker.ErrKeyReused.Msg, SlotID: cmd.SlotID}
 	}
@@ -186,9 +197,21 @@ func (w *Worker) count(d shared.Decision) {
 }
 
 func wire(a booker.Appointment) *shared.Appointment {
-	return &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID,
+	return &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, DoctorID: a.DoctorID,
 		Status: string(a.Status), CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano),
-		ExpiresAt: rfc3339(a.ExpiresAt), EndAt: rfc3339(a.EndAt)}
+		StartAt: rfc3339(a.StartAt), ExpiresAt: rfc3339(a.ExpiresAt), EndAt: rfc3339(a.EndAt)}
+}
+
+// recordKey is where the decision of a booking or a reschedule is kept in
+// the decisions bucket; a cancellation has none (repeating it is harmless).
+func recordKey(cmd shared.Command) (string, bool) {
+	switch cmd.Kind {
+	case shared.KindBook:
+		return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), true
+	case shared.KindReschedule:
+		return shared.RescheduleDecisionKey(cmd.PatientID, cmd.IdempotencyKey), true
+	}
+	return "", false
 }
 
 // rfc3339 formats t in UTC, or gives "" for the zero time.

@@ -118,13 +118,13 @@ func (p *pending) overlaps(batch []*entry) bool {
 func (e *entry) key() string { return commandKey(e.cmd) }
 
 func commandKey(cmd shared.Command) string {
-	switch cmd.Kind {
-	case shared.KindCancel:
-		return shared.CancelMsgID(cmd.AppointmentID)
-	case shared.KindConfirm:
+	if key, ok := recordKey(cmd); ok {
+		return key
+	}
+	if cmd.Kind == shared.KindConfirm {
 		return shared.ConfirmMsgID(cmd.AppointmentID)
 	}
-	return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)
+	return shared.CancelMsgID(cmd.AppointmentID)
 }
 
 // parse reads a pulled message once; the entry carries the command through
@@ -173,8 +173,8 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 }
 
 func (w *Worker) finish(ctx context.Context, e *entry) {
-	if e.err == nil && e.cmd.Kind == shared.KindBook && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
-		e.decision, e.err = w.record(ctx, shared.DecisionKey(e.cmd.PatientID, e.cmd.IdempotencyKey), e.decision)
+	if key, ok := recordKey(e.cmd); ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
+		e.decision, e.err = w.record(ctx, key, e.decision)
 	}
 	action, reason := w.dispose(e)
 	switch action {

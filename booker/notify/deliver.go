@@ -70,6 +70,35 @@ func (n *Notifier) preload(ctx context.Context, batch []job) contactLookup {
 	}
 }
 
+// doctorNames reads the names of the batch's doctors in one query. A name
+// only makes the message friendlier, so a failed read is logged and the
+// messages name the doctor by number rather than wait.
+func (n *Notifier) doctorNames(ctx context.Context, batch []job) map[int64]string {
+	ids := make([]int64, 0, len(batch))
+	for _, j := range batch {
+		if j.err == nil {
+			ids = append(ids, j.appt.DoctorID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := n.DB.Query(ctx, `SELECT id, name FROM doctor WHERE id = ANY($1)`, ids)
+	if err != nil {
+		n.Log.Warn("doctor names not read; messages name doctors by number", "err", err)
+		return nil
+	}
+	names := make(map[int64]string)
+	for rows.Next() {
+		var id int64
+		var name string
+		if rows.Scan(&id, &name) == nil {
+			names[id] = name
+		}
+	}
+	return names
+}
+
 // contact loads the patient's contact data; ok is false when there is none.
 func (n *Notifier) contact(ctx context.Context, patientID int64) (c Contact, ok bool, err error) {
 	c, err = scanContact(n.DB.QueryRow(ctx, `

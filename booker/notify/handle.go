@@ -72,7 +72,7 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 			"patient", appt.PatientID)
 		return nil
 	}
-	m, err := Render(ev, appt, c, n.Zone)
+	m, err := Render(ev, appt, c, j.doctor, n.Zone)
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}

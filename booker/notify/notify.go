@@ -120,9 +120,9 @@ func (n *Notifier) Run(ctx context.Context) error {
 		for i, m := range msgs {
 			batch[i] = newJob(m)
 		}
-		contacts := n.preload(work, batch)
+		contacts, doctors := n.preload(work, batch), n.doctorNames(work, batch)
 		for _, j := range batch {
-			j.contact = contacts
+			j.contact, j.doctor = contacts, doctors[j.appt.DoctorID]
 			jobs <- j
 		}
 	}
@@ -144,6 +144,7 @@ type job struct {
 	appt    outbox.Appointment
 	err     error // a malformed event
 	contact contactLookup
+	doctor  string // the doctor's name; empty when it has none on record
 }
 
 func newJob(m jetstream.Msg) job {

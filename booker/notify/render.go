@@ -27,15 +27,19 @@ type Message struct {
 }
 
 // Render writes the message for an appointment event. Date and time are given
-// in zone (the clinic's); the doctor by id, which is all the event knows.
-func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Location) (Message, error) {
+// in zone (the clinic's); the doctor by doctorName, or by id when the doctor
+// has no name on record.
+func Render(ev outbox.Event, a outbox.Appointment, c Contact, doctorName string, zone *time.Location) (Message, error) {
 	l, ok := languages[c.Language]
 	if !ok {
 		l = languages["de"]
 	}
 	start, end := a.StartAt.In(zone), a.EndAt.In(zone)
 	when := l.shortDate(start) + ", " + l.clock(start)
-	doctor := fmt.Sprintf(l.doctor, a.DoctorID)
+	doctor := strings.TrimSpace(doctorName)
+	if doctor == "" {
+		doctor = fmt.Sprintf(l.doctor, a.DoctorID)
+	}
 	var intro, hint, short string
 	subject := l.subjectBooked
 	switch ev.Type {
@@ -48,6 +52,14 @@ func Render(ev outbox.Event, a outbox.Appointment, c Contact, zone *time.Locatio
 	case outbox.SubjectExpired:
 		intro, hint, subject = l.expired, l.rebookHint, l.subjectExpired
 		short = fmt.Sprintf(l.smsExpired, when, doctor)
+	case outbox.SubjectRescheduled:
+		if a.FromStartAt == nil {
+			return Message{}, fmt.Errorf("%s without fromStartAt", ev.Type)
+		}
+		was := a.FromStartAt.In(zone)
+		subject, hint = l.subjectMoved, fmt.Sprintf(l.cancelHint, a.AppointmentID)
+		intro = fmt.Sprintf(l.moved, l.shortDate(was)+", "+l.clock(was))
+		short = fmt.Sprintf(l.smsMoved, when, doctor, a.AppointmentID)
 	default:
 		return Message{}, fmt.Errorf("no message for event type %q", ev.Type)
 	}
@@ -67,12 +79,15 @@ type language struct {
 	subjectBooked           string
 	subjectCancelled        string
 	subjectExpired          string
+	subjectMoved            string
 	booked, cancelled       string
 	expired                 string
+	moved                   string // with the old date and time
 	details                 string // date, time span, doctor, appointment number
 	doctor                  string
 	cancelHint, rebookHint  string
 	smsBooked, smsCancelled string
+	smsMoved                string
 	smsExpired              string
 	signOff                 string
 }

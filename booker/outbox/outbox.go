@@ -19,6 +19,8 @@ const (
 	StreamName       = "EVENTS"
 	SubjectBooked    = "appointment.booked"
 	SubjectCancelled = "appointment.cancelled"
+	// SubjectRescheduled is an appointment moved to another slot.
+	SubjectRescheduled = "appointment.rescheduled"
 	// SubjectConfirmed is a hold turned into a booking: the confirmation.
 	SubjectConfirmed = "appointment.confirmed"
 	// SubjectExpired is a hold whose time ran out: its place is free again.
@@ -34,8 +36,9 @@ type Event struct {
 	Data      json.RawMessage `json:"data"`
 }
 
-// Appointment is the Data of appointment.booked and appointment.cancelled, as
-// booker/postgres writes it: the appointment and the slot it holds or held.
+// Appointment is the Data of the appointment events, as booker/postgres
+// writes it: the appointment and the slot it holds or held. A reschedule's
+// event holds the new slot, and the old one in the From fields.
 type Appointment struct {
 	AppointmentID int64      `json:"appointmentId"`
 	SlotID        int64      `json:"slotId"`
@@ -45,6 +48,10 @@ type Appointment struct {
 	EndAt         time.Time  `json:"endAt"`
 	CreatedAt     *time.Time `json:"createdAt,omitempty"`
 	CancelledAt   *time.Time `json:"cancelledAt,omitempty"`
+	FromSlotID    int64      `json:"fromSlotId,omitempty"`
+	FromDoctorID  int64      `json:"fromDoctorId,omitempty"`
+	FromStartAt   *time.Time `json:"fromStartAt,omitempty"`
+	FromEndAt     *time.Time `json:"fromEndAt,omitempty"`
 	ExpiredAt     *time.Time `json:"expiredAt,omitempty"`
 }
 

@@ -26,7 +26,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
 		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), ops: ops, out: out, careful: careful}
+			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), rules: s.Rules, ops: ops, out: out, careful: careful, caps: s.Caps}
 			return b.run(ctx)
 		})
 		err = translate(err)
@@ -55,10 +55,13 @@ type batch struct {
 	tx      pgx.Tx
 	now     time.Time
 	holdTTL time.Duration
+	rules   booker.CancelRules
 	ops     []booker.Op
 	out     []booker.Outcome
 	known   map[keyID]known    // keys decided before this batch
 	decided map[keyID]int      // keys first seen in this batch → op index
+	moved   map[keyID]moved    // reschedule keys decided before this batch
+	moving  map[keyID]int      // reschedule keys first seen in this batch → op index
 	slots   map[int64]*slotRow // every slot the batch touches, locked
 	held    map[holding]bool   // who holds a place in those slots
 	winners []int
@@ -73,6 +76,12 @@ type batch struct {
 	spans   map[int][]int64
 	rerun   bool                     // a place was freed that an earlier winner's overlap check needed
 	byStart map[doctorStart]*slotRow // the locked slots by doctor and start, built when a span needs it
+	caps    Caps
+	ownOps  bool // ops is the batch's own copy, which alternatives may change
+	// upcoming counts each batch patient's upcoming appointments, per doctor
+	// and in total (doctor 0), as the batch has left them; read only when
+	// a cap is on.
+	upcoming map[upcomingKey]int
 }
 
 type keyID struct {
@@ -99,6 +108,10 @@ type slotRow struct {
 
 type holding struct{ slot, patient int64 }
 
+// upcomingKey counts a patient's upcoming appointments with one doctor, or
+// with all of them when doctor is 0.
+type upcomingKey struct{ doctor, patient int64 }
+
 func (b *batch) run(ctx context.Context) error {
 	if err := b.read(ctx); err != nil {
 		return err
@@ -108,12 +121,14 @@ func (b *batch) run(ctx context.Context) error {
 			return err
 		}
 	}
-	b.decided = make(map[keyID]int)
+	b.decided, b.moving = make(map[keyID]int), make(map[keyID]int)
 	for i, op := range b.ops {
 		var err error
 		switch {
 		case op.Book != nil:
 			b.book(i)
+		case op.Reschedule != nil:
+			err = b.reschedule(ctx, i)
 		case op.Confirm != 0:
 			err = b.confirm(ctx, i)
 		default:
@@ -142,14 +157,98 @@ func (b *batch) book(i int) {
 		return
 	}
 	b.decided[id] = i
-	if !req.Plain() || b.careful {
-		b.bookCarefully(i)
+	if len(req.SlotIDs) > 0 {
+		b.bookAlternatives(i)
 		return
 	}
 	sl := b.slots[req.SlotID]
-	if b.out[i].Err = allocate(sl, b.held, req); b.out[i].Err == nil {
+	if b.out[i].Err = b.capped(sl, req.PatientID); b.out[i].Err != nil {
+		return
+	}
+	if !req.Plain() || b.careful {
+		b.bookCarefully(i)
+	} else if b.out[i].Err = allocate(sl, b.held, req); b.out[i].Err == nil {
 		b.win(i, sl, sl.endAt)
 	}
+	b.count(i)
+}
+
+// bookAlternatives gives op i a place in the first of its slots that has
+// one, deciding each as a one-slot booking of that slot; the op then names
+// the slot it took. When none has a place, the refusal is the most telling
+// of theirs: the patient holds one, else one is full, else one has closed,
+// else none exists (of the first alternative's doctor).
+func (b *batch) bookAlternatives(i int) {
+	if !b.ownOps {
+		b.ops, b.ownOps = slices.Clone(b.ops), true // the caller's ops stay as they came
+	}
+	orig := b.ops[i].Book
+	var refusal error = booker.ErrSlotNotFound
+	var doctor int64
+	for _, id := range orig.SlotIDs {
+		sl := b.slots[id]
+		if sl != nil && doctor == 0 {
+			doctor = sl.doctorID
+		}
+		if sl != nil && sl.doctorID != doctor {
+			continue // not one doctor's: as if it did not exist
+		}
+		if b.out[i].Err = b.capped(sl, orig.PatientID); b.out[i].Err != nil {
+			return
+		}
+		attempt := *orig
+		attempt.SlotID = id
+		b.ops[i].Book = &attempt
+		if b.careful {
+			b.bookCarefully(i)
+		} else if b.out[i].Err = allocate(sl, b.held, attempt); b.out[i].Err == nil {
+			b.win(i, sl, sl.endAt)
+		}
+		if b.out[i].Err == nil {
+			b.count(i)
+			return
+		}
+		if refusalRank(b.out[i].Err) > refusalRank(refusal) {
+			refusal = b.out[i].Err
+		}
+	}
+	b.ops[i].Book = orig
+	b.out[i] = booker.Outcome{Err: refusal}
+}
+
+// capped refuses a booking in the slot that would take the patient past a
+// cap on upcoming appointments.
+func (b *batch) capped(sl *slotRow, patient int64) error {
+	if !b.caps.on() || sl == nil {
+		return nil
+	}
+	if b.caps.PerDoctor > 0 && b.upcoming[upcomingKey{sl.doctorID, patient}] >= b.caps.PerDoctor ||
+		b.caps.Total > 0 && b.upcoming[upcomingKey{0, patient}] >= b.caps.Total {
+		return booker.ErrTooManyAppointments
+	}
+	return nil
+}
+
+// count adds op i's place, if it won one, to the patient's upcoming
+// appointments.
+func (b *batch) count(i int) {
+	if b.out[i].Err == nil && b.caps.on() {
+		bk := b.out[i].Booking
+		b.upcoming[upcomingKey{bk.DoctorID, bk.PatientID}]++
+		b.upcoming[upcomingKey{0, bk.PatientID}]++
+	}
+}
+
+func refusalRank(err error) int {
+	switch err {
+	case booker.ErrAlreadyBooked:
+		return 3
+	case booker.ErrSlotFull:
+		return 2
+	case booker.ErrSlotClosed:
+		return 1
+	}
+	return 0
 }
 
 // win records op i as a winner whose appointment starts with sl and ends at end.
@@ -234,7 +333,7 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
 	var spanIDs []int64
-	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel).
+	err := b.tx.QueryRow(ctx, cancelSQL, b.ops[i].Cancel, b.now.Add(b.rules.Cutoff)).
 		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b.cancelUnchanged(ctx, i)
@@ -244,20 +343,34 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 	}
 	b.out[i] = booker.Outcome{Cancellation: c}
 	b.freeSlots(c.ID, c.PatientID, append(spanIDs, c.SlotID)...)
+	if b.caps.on() && c.DoctorID != 0 {
+		b.upcoming[upcomingKey{c.DoctorID, c.PatientID}]--
+		b.upcoming[upcomingKey{0, c.PatientID}]--
+	}
 	return nil
 }
 
 func (b *batch) cancelUnchanged(ctx context.Context, i int) error {
-	var a booker.Appointment
-	err := b.tx.QueryRow(ctx, `SELECT id, slot_id, patient_id, status, created_at FROM appointment WHERE id = $1`,
-		b.ops[i].Cancel).Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt)
+	a, err := scanAppointment(b.tx.QueryRow(ctx, `
+        SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`,
+		b.ops[i].Cancel))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		b.out[i] = booker.Outcome{Err: booker.ErrAppointmentNotFound}
 	case err != nil:
 		return err
+	case a.Status.Active():
+		b.out[i] = booker.Outcome{Err: refusedCancel(b.rules, a, b.now)}
 	default:
 		b.out[i] = booker.Outcome{Cancellation: booker.Cancellation{Appointment: a}}
 	}
 	return nil
+}
+
+// refusedCancel is why an active appointment's cancel or move matched no row.
+func refusedCancel(rules booker.CancelRules, a booker.Appointment, now time.Time) error {
+	if err := rules.Check(a.StartAt, now); err != nil {
+		return err
+	}
+	return booker.ErrAppointmentPast
 }

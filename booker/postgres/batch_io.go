@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,14 +53,23 @@ const spanSlotsSQL = `
 // that concurrent batches queue for the same rows in the same order and
 // cannot deadlock; then it reads who holds places in them.
 func (b *batch) read(ctx context.Context) error {
-	var patients, slots, appts, spanFirst []int64
+	var patients, slots, holders, appts, spanFirst []int64
 	var keys []string
 	var spanMinutes []int32
+	var moves batchMoves
 	for _, op := range b.ops {
 		switch {
+		case op.Reschedule != nil:
+			moves.add(*op.Reschedule)
+			appts = append(appts, op.Reschedule.AppointmentID)
+		case op.Book != nil && len(op.Book.SlotIDs) > 0:
+			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
+			for _, id := range op.Book.SlotIDs { // every alternative is locked and its holders read
+				slots, holders = append(slots, id), append(holders, op.Book.PatientID)
+			}
 		case op.Book != nil:
 			patients, keys = append(patients, op.Book.PatientID), append(keys, op.Book.IdempotencyKey)
-			slots = append(slots, op.Book.SlotID)
+			slots, holders = append(slots, op.Book.SlotID), append(holders, op.Book.PatientID)
 			if op.Book.Minutes > 0 {
 				spanFirst, spanMinutes = append(spanFirst, op.Book.SlotID), append(spanMinutes, int32(op.Book.Minutes))
 			}
@@ -68,6 +78,12 @@ func (b *batch) read(ctx context.Context) error {
 		default:
 			appts = append(appts, op.Cancel)
 		}
+	}
+	// A move's new slot is locked and its holders read like a booking's.
+	holdSlots, holdPatients := slots, holders
+	if len(moves.patients) > 0 {
+		holdSlots = append(slices.Clip(slots), moves.slots...)
+		holdPatients = append(slices.Clip(holders), moves.patients...)
 	}
 	q := &pgx.Batch{}
 	q.Queue(`
@@ -78,17 +94,24 @@ func (b *batch) read(ctx context.Context) error {
                  WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
 	switch {
 	case len(appts) == 0 && len(spanFirst) == 0:
-		q.Queue(lockOwnSlotsSQL, slots, b.now)
+		q.Queue(lockOwnSlotsSQL, holdSlots, b.now)
 	case len(spanFirst) == 0:
-		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now)
+		q.Queue(lockSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now)
 	default:
-		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, slots, appts, b.now, spanFirst, spanMinutes)
+		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now, spanFirst, spanMinutes)
 	}
 	q.Queue(`
         SELECT h.slot_id, h.patient_id
         FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
         LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, slots, patients)
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, holdSlots, holdPatients)
+	if len(moves.patients) > 0 {
+		q.Queue(movedSQL, moves.patients, moves.keys)
+	}
+	if b.caps.on() {
+		q.Queue(lockPatientsSQL, patients)
+		q.Queue(upcomingSQL, patients, b.now)
+	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	if err := b.readKnown(res); err != nil {
@@ -100,7 +123,57 @@ func (b *batch) read(ctx context.Context) error {
 	if err := b.readHolders(res); err != nil {
 		return fmt.Errorf("postgres: batch holders: %w", err)
 	}
+	if len(moves.patients) > 0 {
+		if err := b.readMoved(res); err != nil {
+			return fmt.Errorf("postgres: batch reschedule keys: %w", err)
+		}
+	}
+	if b.caps.on() {
+		if _, err := res.Exec(); err != nil {
+			return fmt.Errorf("postgres: lock batch patients: %w", err)
+		}
+		if err := b.readUpcoming(res); err != nil {
+			return fmt.Errorf("postgres: upcoming appointments: %w", err)
+		}
+	}
 	return res.Close()
+}
+
+// lockPatientsSQL takes a transaction lock per patient of the batch, in
+// patient order and after the slots (so no two batches wait on each other
+// in a circle): a concurrent batch booking for the same patient in other
+// slots waits until this one commits, and its count then sees this one's
+// bookings. The keys are the patients' ids negated, apart from the
+// positive constants of the other advisory locks (migrations, schedules).
+const lockPatientsSQL = `
+        SELECT pg_advisory_xact_lock(-p) FROM (SELECT DISTINCT unnest($1::bigint[]) AS p ORDER BY 1) x`
+
+// upcomingSQL counts the batch's patients' upcoming BOOKED appointments per
+// doctor, reaching appointment through its (patient, key) index; it runs
+// after lockPatientsSQL, so it sees every batch that locked them before.
+const upcomingSQL = `
+        SELECT a.patient_id, s.doctor_id, count(*)
+        FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+        WHERE a.patient_id = ANY($1) AND a.status IN ('BOOKED', 'HELD') AND s.start_at > $2
+        GROUP BY a.patient_id, s.doctor_id`
+
+func (b *batch) readUpcoming(res pgx.BatchResults) error {
+	rows, err := res.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	b.upcoming = make(map[upcomingKey]int)
+	for rows.Next() {
+		var patient, doctor int64
+		var n int
+		if err := rows.Scan(&patient, &doctor, &n); err != nil {
+			return err
+		}
+		b.upcoming[upcomingKey{doctor, patient}] += n
+		b.upcoming[upcomingKey{0, patient}] += n
+	}
+	return rows.Err()
 }
 
 func (b *batch) readKnown(res pgx.BatchResults) error {
@@ -283,13 +356,13 @@ func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
 		}
 	}
 	for _, i := range b.winners {
-		req := b.ops[i].Book
-		if sl := b.slots[req.SlotID]; sl.filled() && sl.count == 0 {
-			holders[req.SlotID] = append(holders[req.SlotID], req.PatientID)
+		won := b.out[i].Booking.Appointment
+		if sl := b.slots[won.SlotID]; sl.filled() && sl.count == 0 {
+			holders[won.SlotID] = append(holders[won.SlotID], won.PatientID)
 		}
 	}
 	for _, i := range b.winners {
-		if h, ok := holders[b.ops[i].Book.SlotID]; ok {
+		if h, ok := holders[b.out[i].Booking.SlotID]; ok {
 			b.out[i].Booking.Holders = h
 		}
 	}

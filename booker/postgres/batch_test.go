@@ -40,12 +40,13 @@ type model struct {
 	held            map[[2]int64]bool
 	keys            map[string]modelAppt // patient/key → appointment
 	appts           map[int64]*modelAppt // appointment id → appointment
+	moves           map[string][2]int64  // m/patient/key → appointment, new slot
 }
 
 // firstAnswer is the answer to a key's first request in a batch.
 type firstAnswer struct {
 	booker.Outcome
-	slot int64
+	slot, appt int64
 }
 
 type modelAppt struct {
@@ -54,6 +55,9 @@ type modelAppt struct {
 }
 
 func (m *model) decide(op booker.Op, got booker.Outcome, batchFirst map[string]firstAnswer) string {
+	if op.Reschedule != nil {
+		return m.move(*op.Reschedule, batchFirst)
+	}
 	if op.Book == nil {
 		a := m.appts[op.Cancel]
 		switch {
@@ -81,29 +85,75 @@ func (m *model) decide(op booker.Op, got booker.Outcome, batchFirst map[string]f
 		}
 		return string(shared.CodeOf(first.Err))
 	}
-	h := [2]int64{req.SlotID, req.PatientID}
-	switch {
-	case m.capacity[req.SlotID] == 0:
-		return string(shared.CodeSlotNotFound)
-	case m.closed[req.SlotID]:
-		return string(shared.CodeSlotClosed)
-	case m.held[h]:
-		return string(shared.CodeAlreadyBooked)
-	case m.count[req.SlotID] >= m.capacity[req.SlotID]:
-		return string(shared.CodeSlotFull)
+	if refused := m.refuse(req.SlotID, req.PatientID); refused != "" {
+		return refused
 	}
 	m.count[req.SlotID]++
-	m.held[h] = true
+	m.held[[2]int64{req.SlotID, req.PatientID}] = true
 	a := modelAppt{id: got.Booking.ID, slot: req.SlotID, patient: req.PatientID}
 	m.keys[k] = a
 	m.appts[a.id] = &a
 	return "BOOKED"
 }
 
+// refuse is why the slot cannot take the patient, or "".
+func (m *model) refuse(slot, patient int64) string {
+	switch {
+	case m.capacity[slot] == 0:
+		return string(shared.CodeSlotNotFound)
+	case m.closed[slot]:
+		return string(shared.CodeSlotClosed)
+	case m.held[[2]int64{slot, patient}]:
+		return string(shared.CodeAlreadyBooked)
+	case m.count[slot] >= m.capacity[slot]:
+		return string(shared.CodeSlotFull)
+	}
+	return ""
+}
+
+// move decides a reschedule one by one: the old place is freed only when the
+// new one is taken.
+func (m *model) move(req booker.RescheduleRequest, batchFirst map[string]firstAnswer) string {
+	k := fmt.Sprintf("m/%d/%s", req.PatientID, req.IdempotencyKey)
+	if mv, ok := m.moves[k]; ok {
+		if mv != [2]int64{req.AppointmentID, req.SlotID} {
+			return string(shared.CodeIdempotencyKeyReused)
+		}
+		return fmt.Sprintf("MOVED-REPLAY %d", req.AppointmentID)
+	}
+	if first, ok := batchFirst[k]; ok && first.Err != nil {
+		if first.slot != req.SlotID || first.appt != req.AppointmentID {
+			return string(shared.CodeIdempotencyKeyReused)
+		}
+		return string(shared.CodeOf(first.Err))
+	}
+	a := m.appts[req.AppointmentID]
+	switch {
+	case a == nil || a.patient != req.PatientID:
+		return string(shared.CodeAppointmentNotFound)
+	case a.cancelled:
+		return string(shared.CodeAppointmentCancelled)
+	}
+	if refused := m.refuse(req.SlotID, req.PatientID); refused != "" {
+		return refused
+	}
+	m.count[a.slot]--
+	delete(m.held, [2]int64{a.slot, a.patient})
+	a.slot = req.SlotID
+	m.count[a.slot]++
+	m.held[[2]int64{a.slot, a.patient}] = true
+	m.moves[k] = [2]int64{a.id, a.slot}
+	return "MOVED"
+}
+
 func describe(o booker.Outcome, op booker.Op) string {
 	switch {
 	case o.Err != nil:
 		return string(shared.CodeOf(o.Err))
+	case op.Reschedule != nil && o.Rescheduling.Replay:
+		return fmt.Sprintf("MOVED-REPLAY %d", o.Rescheduling.ID)
+	case op.Reschedule != nil:
+		return "MOVED"
 	case op.Book == nil && o.Cancellation.Changed:
 		return "CANCELLED"
 	case op.Book == nil:
@@ -115,12 +165,23 @@ func describe(o booker.Outcome, op booker.Op) string {
 }
 
 // randomOps makes a batch: bookings of few patients on few slots (so that keys,
-// patients and slots repeat), and cancellations of appointments seen so far.
-func randomOps(rng *rand.Rand, slots []int64, appts []int64, n int) []booker.Op {
+// patients and slots repeat), and cancellations and moves of appointments
+// seen so far (owner names the patient of each).
+func randomOps(rng *rand.Rand, slots []int64, appts []int64, owner map[int64]int64, n int) []booker.Op {
 	ops := make([]booker.Op, n)
 	for i := range ops {
 		if len(appts) > 0 && rng.IntN(6) == 0 {
 			ops[i] = booker.Op{Cancel: appts[rng.IntN(len(appts))]}
+			continue
+		}
+		if len(appts) > 0 && rng.IntN(5) == 0 {
+			a := appts[rng.IntN(len(appts))]
+			patient := owner[a]
+			if rng.IntN(10) == 0 {
+				patient = int64(rng.IntN(30) + 1) // often not the owner
+			}
+			ops[i] = booker.Op{Reschedule: &booker.RescheduleRequest{AppointmentID: a, SlotID: slots[rng.IntN(len(slots))],
+				PatientID: patient, IdempotencyKey: fmt.Sprintf("m%d", rng.IntN(10))}}
 			continue
 		}
 		slot := slots[rng.IntN(len(slots))]
@@ -151,7 +212,7 @@ func randomSlots(t *testing.T, rng *rand.Rand, pool *pgxpool.Pool, m *model) []i
 
 func newModel() *model {
 	return &model{capacity: map[int64]int{}, count: map[int64]int{}, closed: map[int64]bool{},
-		held: map[[2]int64]bool{}, keys: map[string]modelAppt{}, appts: map[int64]*modelAppt{}}
+		held: map[[2]int64]bool{}, keys: map[string]modelAppt{}, appts: map[int64]*modelAppt{}, moves: map[string][2]int64{}}
 }
 
 func TestDecideMatchesOneByOneDecisions(t *testing.T) {
@@ -160,8 +221,9 @@ func TestDecideMatchesOneByOneDecisions(t *testing.T) {
 	m := newModel()
 	slots := randomSlots(t, rng, pool, m)
 	var appts []int64
+	owner := map[int64]int64{}
 	for batchNo := range 60 {
-		ops := randomOps(rng, slots, appts, 1+rng.IntN(25))
+		ops := randomOps(rng, slots, appts, owner, 1+rng.IntN(25))
 		out, err := store.Decide(context.Background(), ops)
 		if err != nil {
 			t.Fatalf("batch %d: %v", batchNo, err)
@@ -170,15 +232,22 @@ func TestDecideMatchesOneByOneDecisions(t *testing.T) {
 		for i, op := range ops {
 			want, got := m.decide(op, out[i], first), describe(out[i], op)
 			if want != got {
-				t.Fatalf("batch %d op %d (%+v %d): got %s, want %s", batchNo, i, op.Book, op.Cancel, got, want)
+				t.Fatalf("batch %d op %d (%+v %+v %d): got %s, want %s", batchNo, i, op.Book, op.Reschedule, op.Cancel, got, want)
+			}
+			if r := op.Reschedule; r != nil {
+				k := fmt.Sprintf("m/%d/%s", r.PatientID, r.IdempotencyKey)
+				if _, seen := first[k]; !seen {
+					first[k] = firstAnswer{out[i], r.SlotID, r.AppointmentID}
+				}
 			}
 			if op.Book != nil {
 				k := fmt.Sprintf("%d/%s", op.Book.PatientID, op.Book.IdempotencyKey)
 				if _, seen := first[k]; !seen {
-					first[k] = firstAnswer{out[i], op.Book.SlotID}
+					first[k] = firstAnswer{out[i], op.Book.SlotID, 0}
 				}
 				if got == "BOOKED" {
 					appts = append(appts, out[i].Booking.ID)
+					owner[out[i].Booking.ID] = op.Book.PatientID
 				}
 			}
 		}
@@ -196,8 +265,9 @@ func TestDecideConcurrentWorkersKeepInvariants(t *testing.T) {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(10+w)))
 			var appts []int64
+			owner := map[int64]int64{}
 			for range 40 {
-				ops := randomOps(rng, slots, appts, 1+rng.IntN(25))
+				ops := randomOps(rng, slots, appts, owner, 1+rng.IntN(25))
 				out, err := store.Decide(context.Background(), ops)
 				if err != nil {
 					t.Errorf("worker %d: %v", w, err)
@@ -212,6 +282,7 @@ func TestDecideConcurrentWorkersKeepInvariants(t *testing.T) {
 					}
 					if ops[i].Book != nil && o.Err == nil && !o.Booking.Replay {
 						appts = append(appts, o.Booking.ID)
+						owner[o.Booking.ID] = ops[i].Book.PatientID
 					}
 				}
 			}

@@ -12,11 +12,14 @@ import (
 // to CANCELLED in this statement: a second cancel matches no row and changes
 // nothing (seed, section 5.3).
 // A hold is cancelled like a booking; a longer visit frees every slot it took.
+// Nor does a cancel of an appointment starting at or before $2 (now, plus
+// the cutoff): it has started or is too close.
 const cancelSQL = `
 WITH c AS (
-    UPDATE appointment SET status = 'CANCELLED', cancelled_at = now()
-    WHERE id = $1 AND status IN ('BOOKED', 'HELD')
-    RETURNING id, slot_id, patient_id, created_at, span_slot_ids, upper(period) AS end_at
+    UPDATE appointment a SET status = 'CANCELLED', cancelled_at = now()
+    WHERE a.id = $1 AND a.status IN ('BOOKED', 'HELD')
+      AND EXISTS (SELECT 1 FROM time_slot t WHERE t.id = a.slot_id AND t.start_at > $2)
+    RETURNING a.id, a.slot_id, a.patient_id, a.created_at, a.span_slot_ids, upper(a.period) AS end_at
 ), s AS (
     UPDATE time_slot t SET booked_count = t.booked_count - 1
     FROM c WHERE t.id = ANY(c.span_slot_ids || c.slot_id)
@@ -37,9 +40,14 @@ func (s *Store) Cancel(ctx context.Context, id int64) (booker.Cancellation, erro
 	c := booker.Cancellation{Changed: true}
 	c.Status = booker.StatusCancelled
 	var spanIDs []int64
-	err := s.pool.QueryRow(ctx, cancelSQL, id).Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
+	now := s.Now()
+	err := s.pool.QueryRow(ctx, cancelSQL, id, now.Add(s.Rules.Cutoff)).
+		Scan(&c.ID, &c.SlotID, &c.PatientID, &c.CreatedAt, &c.Left, &c.DoctorID, &c.StartAt, &spanIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		a, err := s.Appointment(ctx, id)
+		if err == nil && a.Status.Active() {
+			err = refusedCancel(s.Rules, a, now)
+		}
 		return booker.Cancellation{Appointment: a}, err
 	}
 	return c, translate(err)

@@ -10,14 +10,32 @@ import (
 	"termin/booker"
 )
 
+// appointmentColumns are an appointment's columns with its slot's doctor and
+// start, for a query over appointment a JOIN time_slot t: its end is the
+// period's (a longer visit's last slot) or the slot's.
+const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.expires_at,
+        t.doctor_id, t.start_at, coalesce(upper(a.period), t.end_at), cardinality(a.span_slot_ids)`
+
+// scanAppointment reads appointmentColumns; spans is how many slots a longer
+// visit takes beyond its first.
+func scanAppointment(row pgx.Row) (booker.Appointment, error) {
+	a, _, err := scanAppointmentSpan(row)
+	return a, err
+}
+
+func scanAppointmentSpan(row pgx.Row) (booker.Appointment, int, error) {
+	var a booker.Appointment
+	var expires *time.Time
+	var spans int
+	err := row.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &expires, &a.DoctorID, &a.StartAt, &a.EndAt, &spans)
+	a.ExpiresAt = orZero(expires)
+	return a, spans, err
+}
+
 // Appointment reads one appointment by id.
 func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
-	var a booker.Appointment
-	var expires, end *time.Time
-	err := s.pool.QueryRow(ctx, `
-        SELECT id, slot_id, patient_id, status, created_at, expires_at, upper(period) FROM appointment WHERE id = $1`, id).
-		Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &expires, &end)
-	a.ExpiresAt, a.EndAt = orZero(expires), orZero(end)
+	a, err := scanAppointment(s.pool.QueryRow(ctx, `
+        SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return booker.Appointment{}, booker.ErrAppointmentNotFound
 	}

@@ -236,3 +236,24 @@ func TestRollForward2000Doctors(t *testing.T) {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// A year's plan: 366 days ahead are bookable, the largest plan (5-minute
+// slots around the clock) is applied in one put, and the day after the
+// horizon has no slot.
+func TestPutScheduleAYearAhead(t *testing.T) {
+	store, pool := newScheduleStore(t, "2026-10-12 09:00")
+	plan := weekly(5, 366, "00:00", "24:00", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+	start := time.Now()
+	out := mustPut(t, store, 42, plan)
+	t.Logf("a year of 5-minute slots: %d created in %v", out.Created, time.Since(start))
+	last := local(t, "2027-10-12 23:55") // today + 365 days
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE doctor_id = 42 AND start_at = $1`, last); n != 1 {
+		t.Errorf("the horizon's last day has no slot at 23:55")
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE doctor_id = 42 AND start_at >= $1`, local(t, "2027-10-13 00:00")); n != 0 {
+		t.Errorf("%d slots past the horizon", n)
+	}
+	if out.Created < 365*288 {
+		t.Errorf("created %d slots, want at least %d", out.Created, 365*288)
+	}
+}

@@ -14,8 +14,12 @@ type Store struct {
 	zone *time.Location
 	// Now is the clock that decides whether a slot has started; tests replace it.
 	Now func() time.Time
+	// Caps bounds a patient's upcoming appointments; zero fields are off.
+	Caps Caps
 	// HoldTTL is how long a hold lasts unless confirmed; zero is DefaultHoldTTL.
 	HoldTTL time.Duration
+	// Rules decide when an appointment may still be cancelled or moved.
+	Rules booker.CancelRules
 }
 
 // DefaultHoldTTL is how long a hold lasts when HoldTTL is not set.
@@ -27,6 +31,18 @@ func (s *Store) holdTTL() time.Duration {
 	}
 	return DefaultHoldTTL
 }
+
+// Caps bounds the upcoming (not yet started) BOOKED appointments a patient
+// may hold, with one doctor and in total, so that one account cannot take a
+// doctor's whole day. A booking past a cap is refused with
+// booker.ErrTooManyAppointments. Zero turns a cap off; checking costs one
+// more query in a batch's first round trip, and nothing when both are off.
+type Caps struct {
+	PerDoctor int
+	Total     int
+}
+
+func (c Caps) on() bool { return c.PerDoctor > 0 || c.Total > 0 }
 
 var _ booker.Service = (*Store)(nil)
 

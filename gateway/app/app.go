@@ -79,7 +79,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules()})
+		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Doctors: a.Doctors()})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,9 @@
 package app
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -77,7 +80,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.IntVar(&cfg.Room.MaxTickets, "max-waiting", envconf.Int("MAX_WAITING", cfg.Room.MaxTickets), "requests held in the waiting room before 503 (MAX_WAITING)")
 	fs.DurationVar(&cfg.Room.FullFor, "full-mark-ttl", envconf.Duration("FULL_MARK_TTL", cfg.Room.FullFor), "how long a full mark lasts without refresh (FULL_MARK_TTL)")
 	fs.DurationVar(&cfg.Room.PreWindow, "prequeue-window", envconf.Duration("PREQUEUE_WINDOW", cfg.Room.PreWindow), "how early before an opening requests join its pre-queue (PREQUEUE_WINDOW)")
-	fs.Uint64Var(&cfg.Room.Seed, "lottery-seed", uint64(envconf.Int("LOTTERY_SEED", int(cfg.Room.Seed>>1))), "seed of the opening lottery; default random, always logged (LOTTERY_SEED)")
+	lottery := fs.String("lottery-secret", envconf.String("LOTTERY_SECRET", ""), "secret the opening lotteries are drawn from, common to all gateways; default derived from AUTH_SECRET, else random per gateway (LOTTERY_SECRET)")
 	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envconf.Duration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
@@ -92,10 +95,26 @@ func ParseFlags(args []string) (Config, error) {
 		*secret = os.Getenv("AUTH_SECRET")
 	}
 	cfg.Auth.Secret = []byte(*secret)
+	cfg.Room.Secret = lotterySecret(*lottery, cfg.Auth.Secret, cfg.Room.Secret)
 	loc, err := time.LoadLocation(*zone)
 	if err != nil {
 		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)
 	}
 	cfg.Zone = loc
 	return cfg, nil
+}
+
+// lotterySecret is the lottery secret common to all gateways: the one set,
+// else one derived from the token key they share (which it does not reveal),
+// else this gateway's random one, which only one gateway may use alone.
+func lotterySecret(set string, authSecret []byte, random string) string {
+	switch {
+	case set != "":
+		return set
+	case len(authSecret) > 0:
+		m := hmac.New(sha256.New, authSecret)
+		m.Write([]byte("termin lottery secret"))
+		return hex.EncodeToString(m.Sum(nil))
+	}
+	return random
 }

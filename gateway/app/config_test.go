@@ -78,3 +78,31 @@ func TestStartRefusesWithoutSecret(t *testing.T) {
 		t.Errorf("AUTH_DISABLED=1 not read: %+v, %v", cfg.Auth, err)
 	}
 }
+
+// TestLotterySecretIsCommonToGateways: LOTTERY_SECRET wins; without it two
+// gateways with one AUTH_SECRET derive the same lottery secret, which is not
+// the token key itself; with neither, each gateway has its own.
+func TestLotterySecretIsCommonToGateways(t *testing.T) {
+	t.Setenv("AUTH_SECRET", "")
+	t.Setenv("LOTTERY_SECRET", "")
+	auth := "a token key of at least thirty-two bytes"
+	cases := []struct {
+		name string
+		args []string
+		same bool
+	}{
+		{"set", []string{"-lottery-secret", "common", "-auth-secret", auth}, true},
+		{"derived", []string{"-auth-secret", auth}, true},
+		{"neither", nil, false},
+	}
+	for _, c := range cases {
+		a, errA := app.ParseFlags(c.args)
+		b, errB := app.ParseFlags(c.args)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if (a.Room.Secret == b.Room.Secret) != c.same || a.Room.Secret == auth || a.Room.Secret == "" {
+			t.Errorf("%s: two gateways draw from %q and %q", c.name, a.Room.Secret, b.Room.Secret)
+		}
+	}
+}

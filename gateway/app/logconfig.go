@@ -25,6 +25,6 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("rate_limit", c.RateLimit), envconf.Dur("rate_window", c.RateWindow),
 		slog.Int("admission_margin", c.Room.Margin), slog.Int("max_waiting", c.Room.MaxTickets),
 		envconf.Dur("full_mark_ttl", c.Room.FullFor), envconf.Dur("prequeue_window", c.Room.PreWindow),
-		slog.Uint64("lottery_seed", c.Room.Seed), envconf.Dur("list_cache_ttl", c.ListTTL),
+		slog.String("lottery_secret", envconf.Mask(c.Room.Secret)), envconf.Dur("list_cache_ttl", c.ListTTL),
 		slog.String("log_level", envconf.String("LOG_LEVEL", "info")))
 }

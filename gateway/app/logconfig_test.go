@@ -8,7 +8,7 @@ import (
 )
 
 func TestConfigLogMasksSecrets(t *testing.T) {
-	cfg, err := ParseFlags([]string{"-auth-secret", "hs256-topsecret",
+	cfg, err := ParseFlags([]string{"-auth-secret", "hs256-topsecret", "-lottery-secret", "draw-topsecret",
 		"-database-url", "postgres://termin:pgsecret@db:5432/termin?sslmode=disable",
 		"-nats-url", "nats://u:natssecret@n1:4222,nats://n2:4222"})
 	if err != nil {
@@ -17,7 +17,7 @@ func TestConfigLogMasksSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("gateway configuration", "config", cfg)
 	out := buf.String()
-	for _, secret := range []string{"hs256-topsecret", "pgsecret", "natssecret"} {
+	for _, secret := range []string{"hs256-topsecret", "draw-topsecret", "pgsecret", "natssecret"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("logged configuration shows %q: %s", secret, out)
 		}

@@ -17,7 +17,8 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 	a.stop = stop
 	slots := gateway.NewSlotCache(reads, time.Minute, 100_000)
 	a.slots = slots
-	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger)
+	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger,
+		gateway.WithPeerName(a.queue.ID()))
 	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: room,
 		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
 		Metrics: gateway.NewFrontMetrics(reg, room)}
@@ -29,6 +30,9 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 		return nil, nil, err
 	}
 	if err := a.queue.ShareAttempts(ctx, front.Limiter, 50*time.Millisecond); err != nil {
+		return nil, nil, err
+	}
+	if err := a.queue.ShareLines(ctx, room, 100*time.Millisecond); err != nil {
 		return nil, nil, err
 	}
 	go sweep(ctx, 5*time.Second, func() {

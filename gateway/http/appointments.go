@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/shared"
 )
 
 // maxBookingBody is the contract's limit on a booking's body: 4 KiB.
@@ -91,7 +94,9 @@ func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param [
 }
 
 // cancel is DELETE /api/appointments/{id}: 204 once the appointment is
-// cancelled, now or before; 202 when the cancellation waits in the queue.
+// cancelled, now or before; 202 when the cancellation waits in the queue;
+// 409 APPOINTMENT_PAST once it has started and CANCEL_CUTOFF_PASSED within
+// the practice's cutoff, and then nothing changes.
 // An appointment the read side already shows cancelled is answered without
 // a round trip through the queue, since cancellation never reverts.
 func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
@@ -100,6 +105,10 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 		return
 	}
 	if a.Status != gateway.StatusCancelled {
+		if !a.StartAt.After(time.Now()) {
+			s.fail(ctx, gateway.ErrAppointmentPast) // the booker would refuse it; the cutoff is its to apply
+			return
+		}
 		c, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
 		c = s.withRequestLog(ctx, c, "patient", a.PatientID, "appointment", a.ID)
@@ -194,8 +203,9 @@ func isKeyByte(c byte) bool {
 // bookingBody is the booking's JSON body. The ids are read raw so that only a
 // plain positive integer is taken: not "77", 77.0, 7.7e1 or null.
 type bookingBody struct {
-	SlotID    json.RawMessage `json:"slotId"`
-	PatientID json.RawMessage `json:"patientId"`
+	SlotID    json.RawMessage   `json:"slotId"`
+	SlotIDs   []json.RawMessage `json:"slotIds"`
+	PatientID json.RawMessage   `json:"patientId"`
 	// Hold asks for a hold (true/false); Minutes for a longer visit.
 	Hold    *bool           `json:"hold"`
 	Minutes json.RawMessage `json:"minutes"`
@@ -218,18 +228,18 @@ func parseBooking(body []byte) (gateway.BookRequest, error) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		return gateway.BookRequest{}, invalid("the body is not valid JSON: " + err.Error())
 	}
-	if b.SlotID == nil || b.PatientID == nil {
-		return gateway.BookRequest{}, invalid("the body must have both slotId and patientId")
-	}
-	slot, ok := parseID(b.SlotID)
-	if !ok {
-		return gateway.BookRequest{}, invalid("slotId must be a positive integer")
+	if (b.SlotID == nil) == (b.SlotIDs == nil) || b.PatientID == nil {
+		return gateway.BookRequest{}, invalid("the body must have both slotId and patientId (or slotIds instead of slotId)")
 	}
 	patient, ok := parseID(b.PatientID)
 	if !ok {
 		return gateway.BookRequest{}, invalid("patientId must be a positive integer")
 	}
-	req := gateway.BookRequest{SlotID: slot, PatientID: patient, Hold: b.Hold != nil && *b.Hold}
+	req, err := parseSlots(b, patient)
+	if err != nil {
+		return gateway.BookRequest{}, err
+	}
+	req.Hold = b.Hold != nil && *b.Hold
 	if b.Minutes != nil {
 		minutes, ok := parseID(b.Minutes)
 		if !ok || minutes > maxVisitMinutes {
@@ -237,7 +247,42 @@ func parseBooking(body []byte) (gateway.BookRequest, error) {
 		}
 		req.Minutes = int(minutes)
 	}
+	if len(req.SlotIDs) > 0 && (req.Hold || req.Minutes != 0) {
+		return gateway.BookRequest{}, invalid("slotIds cannot be combined with hold or minutes")
+	}
 	return req, nil
+}
+
+// parseSlots reads the slot, or the alternatives, of a booking's body.
+func parseSlots(b bookingBody, patient int64) (gateway.BookRequest, error) {
+	if b.SlotIDs != nil {
+		slots, err := parseAlternatives(b.SlotIDs)
+		if err != nil {
+			return gateway.BookRequest{}, err
+		}
+		return gateway.NewBookRequest(slots, patient), nil
+	}
+	slot, ok := parseID(b.SlotID)
+	if !ok {
+		return gateway.BookRequest{}, invalid("slotId must be a positive integer")
+	}
+	return gateway.BookRequest{SlotID: slot, PatientID: patient}, nil
+}
+
+// parseAlternatives reads slotIds: 1 to 20 distinct positive integers.
+func parseAlternatives(raw []json.RawMessage) ([]int64, error) {
+	if len(raw) == 0 || len(raw) > shared.MaxAlternatives {
+		return nil, invalid(fmt.Sprintf("slotIds must name 1 to %d slots", shared.MaxAlternatives))
+	}
+	slots := make([]int64, len(raw))
+	for i, r := range raw {
+		id, ok := parseID(r)
+		if !ok || slices.Contains(slots[:i], id) {
+			return nil, invalid("slotIds must be distinct positive integers")
+		}
+		slots[i] = id
+	}
+	return slots, nil
 }
 
 // parseID reads a positive decimal int64 made of digits only.

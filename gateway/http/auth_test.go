@@ -63,8 +63,11 @@ func TestAuthPatient(t *testing.T) {
 	expectStatus(t, e.book(t, "k1", `{"slotId":1001,"patientId":77}`, p77), 201)
 	expectProblem(t, e.book(t, "k2", `{"slotId":1001,"patientId":88}`, p77), 403, "FORBIDDEN")
 	expectStatus(t, e.do(t, req{method: "GET", path: "/api/appointments/5", header: p77}), 200)
+	// Another patient's appointment is answered exactly like a missing one.
 	expectProblem(t, e.do(t, req{method: "GET", path: "/api/appointments/6", header: p77}), 404, "APPOINTMENT_NOT_FOUND")
 	expectProblem(t, e.do(t, req{method: "DELETE", path: "/api/appointments/6", header: p77}), 404, "APPOINTMENT_NOT_FOUND")
+	expectProblem(t, e.do(t, req{method: "POST", path: "/api/appointments/6/reschedule", body: `{"slotId":1001}`,
+		header: map[string]string{"Authorization": p77["Authorization"], "Idempotency-Key": "m1"}}), 404, "APPOINTMENT_NOT_FOUND")
 	expectStatus(t, e.do(t, req{method: "DELETE", path: "/api/appointments/5", header: p77}), 204)
 	expectStatus(t, e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12", header: p77}), 200)
 	if n := len(e.books.bookCalls()); n != 1 {

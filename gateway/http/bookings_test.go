@@ -3,6 +3,7 @@ package http_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"termin/shared"
 	"testing"
@@ -46,6 +47,13 @@ func TestBookValidation(t *testing.T) {
 		{"string id", "k1", `{"slotId":"1001","patientId":77}`, 400, "INVALID_REQUEST", "slotId must be a positive integer"},
 		{"null id", "k1", `{"slotId":null,"patientId":77}`, 400, "INVALID_REQUEST", "slotId must be a positive integer"},
 		{"huge id", "k1", `{"slotId":99999999999999999999,"patientId":77}`, 400, "INVALID_REQUEST", "slotId must be a positive integer"},
+		{"slotId and slotIds", "k1", `{"slotId":1,"slotIds":[1,2],"patientId":77}`, 400, "INVALID_REQUEST", "slotIds instead"},
+		{"empty slotIds", "k1", `{"slotIds":[],"patientId":77}`, 400, "INVALID_REQUEST", "1 to 20"},
+		{"21 slotIds", "k1", `{"slotIds":[` + strings.Repeat("1,", 20) + `1],"patientId":77}`, 400, "INVALID_REQUEST", "1 to 20"},
+		{"slotIds twice the same", "k1", `{"slotIds":[1,2,1],"patientId":77}`, 400, "INVALID_REQUEST", "distinct positive"},
+		{"slotIds not integers", "k1", `{"slotIds":[1,"2"],"patientId":77}`, 400, "INVALID_REQUEST", "distinct positive"},
+		{"slotIds with a hold", "k1", `{"slotIds":[1,2],"patientId":77,"hold":true}`, 400, "INVALID_REQUEST", "cannot be combined"},
+		{"slotIds not an array", "k1", `{"slotIds":5,"patientId":77}`, 400, "INVALID_REQUEST", "not valid JSON"},
 		{"5000-byte body", "k1", paddedBody(5000), 413, "PAYLOAD_TOO_LARGE", "4 KiB"},
 		{"hold not a boolean", "k1", `{"slotId":1001,"patientId":77,"hold":"yes"}`, 400, "INVALID_REQUEST", "not valid JSON"},
 		{"zero minutes", "k1", `{"slotId":1001,"patientId":77,"minutes":0}`, 400, "INVALID_REQUEST", "minutes must be"},
@@ -76,8 +84,29 @@ func TestBookAcceptsLimits(t *testing.T) {
 	}
 	expectStatus(t, e.book(t, key, body, nil), 201)
 	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: key}
-	if calls := e.books.bookCalls(); len(calls) != 1 || calls[0] != want {
+	if calls := e.books.bookCalls(); len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
 		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
+	}
+}
+
+// TestBookParsesAlternatives: slotIds become the request's slots in order;
+// a list of one is a single-slot booking.
+func TestBookParsesAlternatives(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	cases := []struct {
+		body string
+		want gateway.BookRequest
+	}{
+		{`{"slotIds":[5,3,9],"patientId":77}`, gateway.BookRequest{SlotID: 5, SlotIDs: []int64{5, 3, 9}, PatientID: 77}},
+		{`{"slotIds":[5],"patientId":77}`, gateway.BookRequest{SlotID: 5, PatientID: 77}},
+	}
+	for i, c := range cases {
+		key := fmt.Sprintf("alt-%d", i)
+		expectStatus(t, e.book(t, key, c.body, nil), 201)
+		c.want.IdempotencyKey = key
+		if calls := e.books.bookCalls(); !reflect.DeepEqual(calls[len(calls)-1], c.want) {
+			t.Errorf("%s: Book got %+v, want %+v", c.body, calls[len(calls)-1], c.want)
+		}
 	}
 }
 
@@ -85,7 +114,7 @@ func TestBookPassesHoldAndMinutes(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expectStatus(t, e.book(t, "hold-1", `{"slotId":1001,"patientId":77,"hold":true,"minutes":30}`, nil), 201)
 	want := gateway.BookRequest{SlotID: 1001, PatientID: 77, IdempotencyKey: "hold-1", Hold: true, Minutes: 30}
-	if calls := e.books.bookCalls(); len(calls) != 1 || calls[0] != want {
+	if calls := e.books.bookCalls(); len(calls) != 1 || !reflect.DeepEqual(calls[0], want) {
 		t.Errorf("Book calls = %+v, want [%+v]", calls, want)
 	}
 }

@@ -2,12 +2,14 @@ package http_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"termin/shared"
@@ -29,8 +31,30 @@ type fakeBookings struct {
 	mu       sync.Mutex
 	bookFn   func(gateway.BookRequest) (gateway.BookingResult, error)
 	cancelFn func(gateway.Appointment) (bool, error)
+	moveFn   func(gateway.Appointment, gateway.RescheduleRequest) (gateway.BookingResult, error)
 	books    []gateway.BookRequest
 	cancels  []int64
+	moves    []gateway.RescheduleRequest
+}
+
+// RequestReschedule records the move and answers with moveFn, or moves the
+// appointment as asked.
+func (f *fakeBookings) RequestReschedule(_ context.Context, a gateway.Appointment, req gateway.RescheduleRequest) (gateway.BookingResult, error) {
+	f.mu.Lock()
+	f.moves = append(f.moves, req)
+	fn := f.moveFn
+	f.mu.Unlock()
+	if fn != nil {
+		return fn(a, req)
+	}
+	a.SlotID = req.SlotID
+	return gateway.BookingResult{Appointment: a}, nil
+}
+
+func (f *fakeBookings) moveCalls() []gateway.RescheduleRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]gateway.RescheduleRequest(nil), f.moves...)
 }
 
 func (f *fakeBookings) RequestBooking(_ context.Context, req gateway.BookRequest) (gateway.BookingResult, error) {
@@ -75,11 +99,47 @@ func (f *fakeBookings) cancelCalls() []int64 {
 	return append([]int64(nil), f.cancels...)
 }
 
-// fakeReads serves fixed slots and appointments.
+// fakeReads serves fixed slots, appointments and doctors.
 type fakeReads struct {
-	slots map[int64][]gateway.Slot
-	appts map[int64]gateway.Appointment
-	err   error
+	slots   map[int64][]gateway.Slot
+	appts   map[int64]gateway.Appointment
+	doctors map[int64]gateway.Doctor
+	err     error
+}
+
+// PatientAppointments lists the patient's appointments by id, up to limit.
+func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limit int) ([]gateway.Appointment, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []gateway.Appointment
+	for _, a := range f.appts {
+		if a.PatientID == patientID {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b gateway.Appointment) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}
+
+func (f *fakeReads) Doctors(_ context.Context, limit int) ([]gateway.Doctor, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []gateway.Doctor
+	for _, d := range f.doctors {
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b gateway.Doctor) int { return cmp.Compare(a.ID, b.ID) })
+	return out[:min(len(out), limit)], nil
+}
+
+func (f *fakeReads) Doctor(_ context.Context, id int64) (gateway.Doctor, bool, error) {
+	if f.err != nil {
+		return gateway.Doctor{}, false, f.err
+	}
+	d, ok := f.doctors[id]
+	return d, ok, nil
 }
 
 func (f *fakeReads) ListSlots(_ context.Context, doctorID int64, _ shared.Date) ([]gateway.Slot, error) {
@@ -100,7 +160,12 @@ func (f *fakeReads) Appointment(_ context.Context, id int64) (gateway.Appointmen
 	return a, nil
 }
 
-var createdAt = time.Date(2026, 10, 1, 7, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+var (
+	createdAt = time.Date(2026, 10, 1, 7, 0, 0, 0, time.FixedZone("CEST", 2*3600))
+	// upcoming is a start time that stays in the future; past one that has been.
+	upcoming = time.Date(2099, 1, 5, 9, 0, 0, 0, time.UTC)
+	past     = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+)
 
 // env is a running server on an in-memory listener, with its fakes.
 type env struct {
@@ -118,6 +183,7 @@ type envOptions struct {
 	ready    func(context.Context) error
 	issuer   string
 	audience string
+	doctors  gateway.DoctorWriter
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -143,14 +209,19 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	e := &env{books: &fakeBookings{}, reads: &fakeReads{
 		slots: map[int64][]gateway.Slot{},
 		appts: map[int64]gateway.Appointment{
-			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt},
-			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt},
+			5: {ID: 5, SlotID: 1001, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt,
+				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
+			6: {ID: 6, SlotID: 1002, PatientID: 88, Status: gateway.StatusCancelled, CreatedAt: createdAt,
+				DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute)},
+			7: {ID: 7, SlotID: 1003, PatientID: 77, Status: gateway.StatusBooked, CreatedAt: createdAt,
+				DoctorID: 43, StartAt: past, EndAt: past.Add(15 * time.Minute)},
 		},
+		doctors: map[int64]gateway.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
 	}, secret: opts.secret, logs: &lockedBuffer{}}
 	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(),
-		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)),
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)

@@ -9,13 +9,18 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// appointmentJSON is an appointment as the API shows it.
+// appointmentJSON is an appointment as the API shows it. The slot's doctor
+// and times are there whenever the gateway knows them: always on reads and
+// reschedules, not on a booking's answer (the booker's decision carries the
+// slot id only, and a read per booking would cost the 7:00 burst).
 type appointmentJSON struct {
 	ID        int64  `json:"id"`
 	SlotID    int64  `json:"slotId"`
 	PatientID int64  `json:"patientId"`
 	Status    string `json:"status"`
 	CreatedAt string `json:"createdAt"`
+	DoctorID  int64  `json:"doctorId,omitempty"`
+	StartAt   string `json:"startAt,omitempty"`
 	// EndAt is known once the booker has written the appointment's time;
 	// ExpiresAt only while it is HELD.
 	EndAt     string `json:"endAt,omitempty"`
@@ -29,6 +34,10 @@ func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 		PatientID: a.PatientID,
 		Status:    string(a.Status),
 		CreatedAt: formatTime(a.CreatedAt),
+		DoctorID:  a.DoctorID,
+	}
+	if !a.StartAt.IsZero() {
+		j.StartAt = formatTime(a.StartAt)
 	}
 	if !a.EndAt.IsZero() {
 		j.EndAt = formatTime(a.EndAt)
@@ -39,6 +48,29 @@ func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
 	return j
 }
 
+// appointmentsJSON is a patient's list; never null.
+type appointmentsJSON struct {
+	Appointments []appointmentJSON `json:"appointments"`
+}
+
+// doctorJSON is a doctor as the API shows it.
+type doctorJSON struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Specialty string `json:"specialty"`
+}
+
+// slotsDoctorJSON names the doctor of a slot list.
+type slotsDoctorJSON struct {
+	Name      string `json:"name"`
+	Specialty string `json:"specialty"`
+}
+
+// doctorsJSON is the list of doctors; never null.
+type doctorsJSON struct {
+	Doctors []doctorJSON `json:"doctors"`
+}
+
 // queuedJSON is the 202 answer of a request that waits in the queue. A
 // cancellation has no position, hence omitempty.
 type queuedJSON struct {
@@ -47,33 +79,42 @@ type queuedJSON struct {
 	RetryAfterSeconds int    `json:"retryAfterSeconds"`
 }
 
-// slotJSON is a slot as the listing shows it.
+// slotJSON is a slot as the listing shows it. OpensAt is set only for a
+// slot not yet open for booking: booking it before then is 409 SLOT_CLOSED.
 type slotJSON struct {
 	ID        int64  `json:"id"`
 	StartAt   string `json:"startAt"`
 	EndAt     string `json:"endAt"`
 	Capacity  int    `json:"capacity"`
 	Available int    `json:"available"`
+	OpensAt   string `json:"opensAt,omitempty"`
 }
 
 // slotsJSON is the answer of the slot listing; Slots is never nil, so that
-// an empty day is [] rather than null.
+// an empty day is [] rather than null. Doctor is there when the doctor has a
+// name on record; it has no id of its own (doctorId is it), so that the
+// only "id" keys of the answer are the slots'.
 type slotsJSON struct {
-	DoctorID int64      `json:"doctorId"`
-	Date     string     `json:"date"`
-	Slots    []slotJSON `json:"slots"`
+	DoctorID int64            `json:"doctorId"`
+	Doctor   *slotsDoctorJSON `json:"doctor,omitempty"`
+	Date     string           `json:"date"`
+	Slots    []slotJSON       `json:"slots"`
 }
 
-func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot) slotsJSON {
+func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time.Time) slotsJSON {
 	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
 	for _, sl := range slots {
-		out.Slots = append(out.Slots, slotJSON{
+		j := slotJSON{
 			ID:        sl.ID,
 			StartAt:   formatTime(sl.StartAt),
 			EndAt:     formatTime(sl.EndAt),
 			Capacity:  sl.Capacity,
 			Available: sl.Available(),
-		})
+		}
+		if sl.OpensAt.After(now) {
+			j.OpensAt = formatTime(sl.OpensAt)
+		}
+		out.Slots = append(out.Slots, j)
 	}
 	return out
 }

@@ -41,7 +41,16 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, toSlotsJSON(doctorID, day, slots))
+	doctor, named, err := s.reads.Doctor(c, doctorID)
+	if err != nil {
+		s.fail(ctx, err)
+		return
+	}
+	out := toSlotsJSON(doctorID, day, slots, time.Now())
+	if named {
+		out.Doctor = &slotsDoctorJSON{Name: doctor.Name, Specialty: doctor.Specialty}
+	}
+	writeJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // healthz is GET /healthz: 200 while the process can answer at all.

@@ -15,8 +15,23 @@ func TestListSlots(t *testing.T) {
 		{ID: 1001, DoctorID: 42, StartAt: start, EndAt: start.Add(15 * time.Minute), Capacity: 2, BookedCount: 1},
 	}
 	r := e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2026-10-12"})
-	expectJSON(t, r, 200, `{"doctorId":42,"date":"2026-10-12","slots":[
+	expectJSON(t, r, 200, `{"doctorId":42,"doctor":{"name":"Dr. Weber","specialty":"Allgemeinmedizin"},"date":"2026-10-12","slots":[
 		{"id":1001,"startAt":"2026-10-12T06:00:00Z","endAt":"2026-10-12T06:15:00Z","capacity":2,"available":1}]}`)
+}
+
+// A slot not yet open says when it opens; a doctor without a name on record
+// is listed by number only.
+func TestListSlotsShowsOpensAt(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	opens := time.Date(2098, 12, 22, 6, 0, 0, 0, time.UTC)
+	e.reads.slots[43] = []gateway.Slot{
+		{ID: 1, DoctorID: 43, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute), Capacity: 1, OpensAt: opens},
+		{ID: 2, DoctorID: 43, StartAt: upcoming.Add(time.Hour), EndAt: upcoming.Add(75 * time.Minute), Capacity: 1, OpensAt: past},
+	}
+	r := e.do(t, req{method: "GET", path: "/api/doctors/43/slots?date=2099-01-05"})
+	expectJSON(t, r, 200, `{"doctorId":43,"date":"2099-01-05","slots":[
+		{"id":1,"startAt":"2099-01-05T09:00:00Z","endAt":"2099-01-05T09:15:00Z","capacity":1,"available":1,"opensAt":"2098-12-22T06:00:00Z"},
+		{"id":2,"startAt":"2099-01-05T10:00:00Z","endAt":"2099-01-05T10:15:00Z","capacity":1,"available":1}]}`)
 }
 
 func TestListSlotsEmptyIsArray(t *testing.T) {
@@ -57,7 +72,8 @@ func TestListSlotsBackendDown(t *testing.T) {
 func TestGetAppointment(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expectJSON(t, e.do(t, req{method: "GET", path: "/api/appointments/5"}), 200,
-		`{"id":5,"slotId":1001,"patientId":77,"status":"BOOKED","createdAt":"2026-10-01T05:00:00Z"}`)
+		`{"id":5,"slotId":1001,"patientId":77,"status":"BOOKED","createdAt":"2026-10-01T05:00:00Z",
+		"doctorId":42,"startAt":"2099-01-05T09:00:00Z","endAt":"2099-01-05T09:15:00Z"}`)
 	expectProblem(t, e.do(t, req{method: "GET", path: "/api/appointments/404"}), 404, "APPOINTMENT_NOT_FOUND")
 	expectProblem(t, e.do(t, req{method: "GET", path: "/api/appointments/abc"}), 400, "INVALID_REQUEST")
 }

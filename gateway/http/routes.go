@@ -26,6 +26,9 @@ const (
 	routeSchedule
 	routeWeb
 	routeConfirm
+	routeReschedule
+	routeDoctors
+	routeDoctor
 	numRoutes
 )
 
@@ -50,7 +53,7 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:        {pattern: "other"},
 	routeSlots:        {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments: {pattern: "/api/appointments", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).book},
+	routeAppointments: {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
 	routeAppointment:  {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:      {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
@@ -58,6 +61,9 @@ var routes = [numRoutes]route{
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWeb:          {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
+	routeReschedule:   {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
+	routeDoctors:      {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
+	routeDoctor:       {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -69,6 +75,7 @@ var (
 	doctorPrefix      = []byte("/api/doctors/")
 	slotsSuffix       = []byte("/slots")
 	scheduleSuffix    = []byte("/schedule")
+	rescheduleSuffix  = []byte("/reschedule")
 	confirmSuffix     = []byte("/confirm")
 )
 
@@ -86,19 +93,27 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeMetrics, nil
 	case "/api/appointments":
 		return routeAppointments, nil
+	case "/api/doctors":
+		return routeDoctors, nil
 	}
 	if isWebPath(path) {
 		return routeWeb, nil
 	}
-	if id, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
-		if isSegment(id) {
-			return routeAppointment, id
+	if rest, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
+		if isSegment(rest) {
+			return routeAppointment, rest
 		}
-		if id, ok := bytes.CutSuffix(id, confirmSuffix); ok && isSegment(id) {
+		if id, ok := bytes.CutSuffix(rest, rescheduleSuffix); ok && isSegment(id) {
+			return routeReschedule, id
+		}
+		if id, ok := bytes.CutSuffix(rest, confirmSuffix); ok && isSegment(id) {
 			return routeConfirm, id
 		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
+		if isSegment(rest) {
+			return routeDoctor, rest
+		}
 		if id, ok := bytes.CutSuffix(rest, slotsSuffix); ok && isSegment(id) {
 			return routeSlots, id
 		}

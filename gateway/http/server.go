@@ -43,6 +43,8 @@ type Config struct {
 	Reads gateway.Reads
 	// Schedules applies working plans; nil answers the schedule route 503.
 	Schedules gateway.Schedules
+	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
+	Doctors gateway.DoctorWriter
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -63,6 +65,7 @@ type Server struct {
 	bookings gateway.Bookings
 	reads    gateway.Reads
 	plans    gateway.Schedules
+	doctors  gateway.DoctorWriter
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -99,6 +102,7 @@ func NewServer(cfg Config) (*Server, error) {
 		bookings: cfg.Bookings,
 		reads:    cfg.Reads,
 		plans:    cfg.Schedules,
+		doctors:  cfg.Doctors,
 		ready:    cfg.Ready,
 		auth:     auth,
 		log:      cfg.Logger,

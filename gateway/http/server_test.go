@@ -17,7 +17,7 @@ func TestRoutesNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	for _, path := range []string{
 		"/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
-		"/api/doctors//slots", "/api/doctors//schedule", "/api/doctors/42/schedules", "/healthz/x",
+		"/api/doctors/", "/api/appointments/5/reschedule/x", "/api/doctors/42/schedules", "/healthz/x",
 	} {
 		t.Run(path, func(t *testing.T) {
 			expectProblem(t, e.do(t, req{method: "GET", path: path}), 404, "NOT_FOUND")
@@ -28,7 +28,10 @@ func TestRoutesNotFound(t *testing.T) {
 func TestRoutesMethodNotAllowed(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	tests := []struct{ method, path, allow string }{
-		{"GET", "/api/appointments", "POST"},
+		{"DELETE", "/api/appointments", "GET, HEAD, POST"},
+		{"GET", "/api/appointments/5/reschedule", "POST"},
+		{"POST", "/api/doctors", "GET, HEAD"},
+		{"GET", "/api/doctors/42", "PUT"},
 		{"PUT", "/api/appointments/5", "GET, HEAD, DELETE"},
 		{"POST", "/api/doctors/42/slots", "GET, HEAD"},
 		{"POST", "/healthz", "GET, HEAD"},

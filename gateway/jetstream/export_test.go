@@ -4,4 +4,7 @@ package jetstream
 var (
 	DecodeStates   = decodeStates
 	DecodeAttempts = decodeAttempts
+	EncodeLines    = encodeLines
+	DecodeLines    = decodeLines
+	ValidNotes     = validNotes
 )

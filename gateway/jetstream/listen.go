@@ -36,7 +36,12 @@ func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error 
 			}
 		}
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	// Flushed so that the server has the interest when this returns: an
+	// announcement made right after would otherwise pass this gateway by.
+	return q.nc.Flush()
 }
 
 // Bounds of what the gateway takes from the bus. Only bookers may publish

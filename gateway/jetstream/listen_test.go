@@ -13,8 +13,8 @@ import (
 )
 
 // noReads is the database side the room and the list cache are not meant to
-// reach in these tests.
-type noReads struct{}
+// reach in these tests; the reads it leaves out panic if reached.
+type noReads struct{ gateway.Reads }
 
 func (noReads) Slot(context.Context, int64) (gateway.Slot, error) {
 	return gateway.Slot{}, gateway.ErrSlotNotFound

@@ -28,8 +28,8 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 	go func() {
 		defer close(out)
 		defer forget()
-		if ack.Duplicate && cmd.Kind == shared.KindBook {
-			if d, ok := q.awaitRecord(shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)); ok {
+		if key, ok := recordKey(cmd); ack.Duplicate && ok {
+			if d, ok := q.awaitRecord(key); ok {
 				out <- d
 			}
 			return
@@ -41,6 +41,18 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 		}
 	}()
 	return out, nil
+}
+
+// recordKey is where the booker records the decision of a booking or a
+// reschedule; a cancellation has no record.
+func recordKey(cmd shared.Command) (string, bool) {
+	switch cmd.Kind {
+	case shared.KindBook:
+		return shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), true
+	case shared.KindReschedule:
+		return shared.RescheduleDecisionKey(cmd.PatientID, cmd.IdempotencyKey), true
+	}
+	return "", false
 }
 
 // awaitRecord watches the decisions bucket for the key, up to MaxWait.

@@ -49,12 +49,14 @@ func (r *Reader) Slot(ctx context.Context, id int64) (gateway.Slot, error) {
 }
 
 // ListSlots returns the doctor's slots of one calendar day in the reader's
-// zone that have not started and still have a free place, by start time.
+// zone that have not started and still have a free place, by start time,
+// each with the moment it opens for booking (the zero time: open now).
 func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]gateway.Slot, error) {
 	from, to := day.Bounds(r.zone)
 	return retry(ctx, func(ctx context.Context) ([]gateway.Slot, error) {
 		rows, err := r.pool.Query(ctx, `
-            SELECT id, doctor_id, start_at, end_at, capacity, booked_count
+            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
+                   greatest(opens_at, '0001-01-01 00:00:00+00')
             FROM time_slot
             WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
               AND start_at > $4 AND booked_count < capacity
@@ -65,7 +67,7 @@ func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date)
 		}
 		slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.Slot, error) {
 			var sl gateway.Slot
-			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount)
+			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
 			return sl, err
 		})
 		if err != nil {
@@ -75,21 +77,11 @@ func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date)
 	})
 }
 
-// Appointment reads one appointment by id.
+// Appointment reads one appointment by id, with its slot's doctor and times.
 func (r *Reader) Appointment(ctx context.Context, id int64) (gateway.Appointment, error) {
 	return retry(ctx, func(ctx context.Context) (gateway.Appointment, error) {
-		var a gateway.Appointment
-		var expires, end *time.Time
-		err := r.pool.QueryRow(ctx, `
-            SELECT id, slot_id, patient_id, status, created_at, expires_at, upper(period)
-            FROM appointment WHERE id = $1`, id).
-			Scan(&a.ID, &a.SlotID, &a.PatientID, &a.Status, &a.CreatedAt, &expires, &end)
-		if expires != nil {
-			a.ExpiresAt = *expires
-		}
-		if end != nil {
-			a.EndAt = *end
-		}
+		a, err := scanAppointment(r.pool.QueryRow(ctx, `
+            SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return gateway.Appointment{}, gateway.ErrAppointmentNotFound
 		}

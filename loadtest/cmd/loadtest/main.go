@@ -55,12 +55,29 @@ func run(ctx context.Context) error {
 		}
 		defer stopProfile()
 	}
+	if o.Scenario == loadtest.ScenarioFairness {
+		return runFairness(ctx, o)
+	}
 	rep, err := loadtest.Run(ctx, o)
 	if rep != nil {
 		_ = rep.WriteText(os.Stdout)
 		fmt.Printf("\nreport, JSON and chart in %s\n", rep.Dir)
 	}
 	return err
+}
+
+// runFairness runs the fairness scenario with the run's gateway, database,
+// token, seed and zone, and its own class sizes from the environment.
+func runFairness(ctx context.Context, o loadtest.Options) error {
+	n := func(name string) int { v, _ := strconv.Atoi(os.Getenv(name)); return v }
+	rep, err := loadtest.RunFairness(ctx, loadtest.FairnessOptions{GatewayURL: o.GatewayURL, DatabaseURL: o.DatabaseURL,
+		AuthToken: o.AuthToken, Seed: o.Seed, Zone: o.Zone, Slots: n("FAIRNESS_SLOTS"), Patients: n("FAIRNESS_PATIENTS"),
+		Bots: n("FAIRNESS_BOTS"), BotConns: n("FAIRNESS_BOT_CONNS")})
+	if err != nil {
+		return err
+	}
+	rep.WriteText(os.Stdout)
+	return nil
 }
 
 // parseFlags reads the options, each with a default from the environment,
@@ -70,7 +87,7 @@ func run(ctx context.Context) error {
 func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error) {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	o = loadtest.Options{Progress: os.Stderr}
-	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare (LOADTEST_SCENARIO)")
+	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare | fairness (LOADTEST_SCENARIO; fairness sizes: FAIRNESS_SLOTS 40, FAIRNESS_PATIENTS 1000, FAIRNESS_BOTS 20, FAIRNESS_BOT_CONNS 20)")
 	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", "http://127.0.0.1:8080"), "gateway base URL (GATEWAY_URL)")
 	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", "http://127.0.0.1:9091/metrics"), "booker /metrics URL; empty skips it (BOOKER_METRICS_URL)")
 	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL, for seeding and the checks (DATABASE_URL)")

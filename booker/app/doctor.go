@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/nats-io/nats.go"
+	"termin/booker"
+	"termin/shared"
+)
+
+// putDoctor stores one doctor's name and specialty for a gateway and answers
+// it, like a plan: the gateway never writes the booking database.
+func (a *App) putDoctor(m *nats.Msg) {
+	res := shared.DoctorResult{V: shared.Version}
+	var req shared.DoctorRequest
+	switch err := json.Unmarshal(m.Data, &req); {
+	case err != nil || req.V != shared.Version:
+		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed doctor request"
+	case req.Doctor.Validate() != nil:
+		res.Code, res.Detail = shared.CodeInvalidRequest, req.Doctor.Validate().Error()
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
+		d := req.Doctor
+		err := a.Store.PutDoctor(ctx, booker.Doctor{ID: d.ID, Name: d.Name, Specialty: d.Specialty})
+		cancel()
+		if err != nil {
+			a.cfg.Logger.Error("doctor: storing failed", "doctor", d.ID, "err", err)
+			res.Code, res.Detail = shared.CodeInternal, "the booker could not store the doctor"
+		} else {
+			res.Doctor = d
+		}
+	}
+	data, err := json.Marshal(res)
+	if err == nil {
+		err = m.Respond(data)
+	}
+	if err != nil {
+		a.cfg.Logger.Warn("doctor: answering a request failed", "err", err)
+	}
+}

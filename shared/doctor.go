@@ -1,0 +1,70 @@
+package shared
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DoctorSubject is the core NATS subject on which the gateway asks a booker
+// to store a doctor's name and specialty, request-reply in ScheduleQueue like
+// plans: the gateway never writes the booking database.
+const DoctorSubject = "doctor.put"
+
+// Doctor is a doctor as the API shows it and the booker stores it.
+type Doctor struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Specialty string `json:"specialty"`
+}
+
+// DoctorRequest asks a booker to store Doctor (an insert or an update).
+type DoctorRequest struct {
+	V      int    `json:"v"`
+	Doctor Doctor `json:"doctor"`
+}
+
+// DoctorResult is the booker's answer to a DoctorRequest. Code is empty on
+// success; otherwise it names the error and Detail says why.
+type DoctorResult struct {
+	V      int    `json:"v"`
+	Code   Code   `json:"code,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	Doctor Doctor `json:"doctor"`
+}
+
+// Bounds of a doctor's fields, in characters.
+const (
+	MaxDoctorName      = 200
+	MaxDoctorSpecialty = 200
+)
+
+// Validate checks a doctor as both binaries must: a positive id, a name of 1
+// to MaxDoctorName characters and a specialty of at most MaxDoctorSpecialty,
+// neither with control characters (they end up in e-mail and SMS texts).
+func (d Doctor) Validate() error {
+	switch {
+	case d.ID <= 0:
+		return NewError(CodeInvalidRequest, "doctorId must be a positive integer")
+	case strings.TrimSpace(d.Name) == "" || utf8.RuneCountInString(d.Name) > MaxDoctorName:
+		return NewError(CodeInvalidRequest, fmt.Sprintf("name must be 1 to %d characters", MaxDoctorName))
+	case utf8.RuneCountInString(d.Specialty) > MaxDoctorSpecialty:
+		return NewError(CodeInvalidRequest, fmt.Sprintf("specialty must be at most %d characters", MaxDoctorSpecialty))
+	case !printable(d.Name) || !printable(d.Specialty):
+		return NewError(CodeInvalidRequest, "name and specialty must be valid UTF-8 without control characters")
+	}
+	return nil
+}
+
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}

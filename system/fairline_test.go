@@ -1,0 +1,127 @@
+package system_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/gateway"
+	gatewayapp "termin/gateway/app"
+	"termin/shared/poll"
+)
+
+// TestTwoGatewaysKeepOneLine: two gateways pre-queue patients for one
+// opening of a capacity-2 slot. Together they put at most places + margin
+// commands on the stream; a pre-queued request's position counts both
+// gateways' entrants; each gateway admits its entrants in the common
+// lottery's order, so every winner is among the first of its gateway's
+// entrants by that order.
+func TestTwoGatewaysKeepOneLine(t *testing.T) {
+	s := newStack(t)
+	other := s.startGateway()
+	gws := []*gatewayapp.App{s.gateway, other}
+	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
+	slot := s.slot(42, opens.Add(24*time.Hour), 2)
+	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = $2`, opens, slot); err != nil {
+		t.Fatal(err)
+	}
+	const perGateway = 25
+	before := s.lastSeq()
+	entrants := [2][]int64{}
+	var wg sync.WaitGroup
+	for g, gw := range gws {
+		for i := range perGateway {
+			p := int64(100*(g+1) + i)
+			entrants[g] = append(entrants[g], p)
+			wg.Go(func() { _, _ = s.doAt(gw, "POST", "/api/appointments", "line", bookBody(slot, p)) })
+		}
+	}
+	wg.Wait()
+	poll.For(t, 2*time.Second, 50*time.Millisecond, func() error {
+		a := s.postVia(s.gateway, slot, 100, "line") // a repeat: its place, not a new one
+		if pos, _ := a.body["position"].(float64); a.status != http.StatusAccepted || int(pos) != 2*perGateway {
+			return fmt.Errorf("a pre-queued request: %d at %v, want 202 at %d (both gateways' entrants)", a.status, a.body["position"], 2*perGateway)
+		}
+		return nil
+	})
+	winners := s.decideAll(gws, slot, entrants)
+	margin := gateway.DefaultRoomConfig().Margin
+	if n := s.lastSeq() - before; n > uint64(2+margin) {
+		t.Errorf("%d commands reached the stream for a slot of 2 places, want at most places + margin = %d", n, 2+margin)
+	}
+	secret := gateway.OpeningSecret(testLotterySecret, 42, opens)
+	bound := 2 + margin
+	for g := range gws {
+		order := slices.Clone(entrants[g])
+		slices.SortFunc(order, func(a, b int64) int {
+			ra, rb := gateway.LotteryRank(secret, a), gateway.LotteryRank(secret, b)
+			return map[bool]int{true: -1, false: 1}[ra < rb]
+		})
+		for _, w := range winners {
+			if i := slices.Index(order, w); i >= bound {
+				t.Errorf("winner %d is %d-th of its gateway's draw: the gateways did not follow the common lottery", w, i+1)
+			}
+		}
+	}
+	if len(winners) != 2 {
+		t.Errorf("%d winners, want 2", len(winners))
+	}
+}
+
+// decideAll repeats every entrant's request at its gateway until none is
+// queued, and returns the patients who booked.
+func (s *stack) decideAll(gws []*gatewayapp.App, slot int64, entrants [2][]int64) []int64 {
+	s.t.Helper()
+	var winners []int64
+	poll.For(s.t, 20*time.Second, 200*time.Millisecond, func() error {
+		winners = winners[:0]
+		for g, gw := range gws {
+			for _, p := range entrants[g] {
+				a := s.postVia(gw, slot, p, "line")
+				switch a.status {
+				case http.StatusAccepted:
+					return fmt.Errorf("patient %d still queued", p)
+				case http.StatusCreated, http.StatusOK:
+					winners = append(winners, p)
+				}
+			}
+		}
+		return nil
+	})
+	return winners
+}
+
+// TestOnePlaceAcrossTwoGateways: a patient's two keys on two slots of one
+// opening, sent to two gateways, hold one place: after the opening one key
+// has the booking (201) and the other the same appointment (200).
+func TestOnePlaceAcrossTwoGateways(t *testing.T) {
+	s := newStack(t)
+	other := s.startGateway()
+	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
+	c, d := s.slot(42, opens.Add(24*time.Hour), 1), s.slot(42, opens.Add(25*time.Hour), 1)
+	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opens, []int64{c, d}); err != nil {
+		t.Fatal(err)
+	}
+	s.postVia(s.gateway, c, 9, "x")
+	s.postVia(other, d, 9, "y")
+	var x, y answer
+	poll.For(t, 20*time.Second, 200*time.Millisecond, func() error {
+		x, y = s.postVia(s.gateway, c, 9, "x"), s.postVia(other, d, 9, "y")
+		if x.status == http.StatusAccepted || y.status == http.StatusAccepted {
+			return fmt.Errorf("still queued: %d and %d", x.status, y.status)
+		}
+		return nil
+	})
+	statuses := []int{x.status, y.status}
+	slices.Sort(statuses)
+	if !slices.Equal(statuses, []int{http.StatusOK, http.StatusCreated}) || x.body["id"] != y.body["id"] {
+		t.Errorf("key x at one gateway: %d %v; key y at the other: %d %v; want 201 and 200 with one appointment",
+			x.status, x.body, y.status, y.body)
+	}
+	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 9`); n != 1 {
+		t.Errorf("patient 9 holds %d appointments in one opening, want 1", n)
+	}
+}
