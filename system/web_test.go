@@ -373,6 +373,21 @@ func TestPatientPage(t *testing.T) {
 		}
 	})
 
+	t.Run("confirm a held place from my appointments", func(t *testing.T) {
+		slot := w.slot(40, tomorrowAt(17, 0), 1)
+		held := w.mustDo("POST", "/api/appointments", "offer", fmt.Appendf(nil, `{"slotId":%d,"patientId":110,"hold":true}`, slot))
+		if held.status != http.StatusCreated || held.body["status"] != "HELD" {
+			t.Fatalf("hold: %d %v", held.status, held.body)
+		}
+		p := openTab(t, browser, w.link(110))
+		p.click("#nav-mine")
+		p.click(fmt.Sprintf(`[data-appointment="%d"] .confirm-hold`, held.id()))
+		p.waitFor("the confirmation", `document.getElementById('notice').textContent.includes('verbindlich')`)
+		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE id = $1 AND status = 'BOOKED'`, held.id()); n != 1 {
+			t.Errorf("appointment %d is not BOOKED after the confirmation", held.id())
+		}
+	})
+
 	t.Run("a reload while waiting keeps the same request", func(t *testing.T) {
 		at := tomorrowAt(14, 0)
 		slot := w.slot(45, at, 5)
