@@ -10,6 +10,7 @@ import (
 
 	"termin/booker"
 	"termin/migrations/pgtest"
+	"termin/shared"
 )
 
 func TestRescheduleMovesTheAppointmentAndKeepsItsID(t *testing.T) {
@@ -216,55 +217,6 @@ func TestRescheduleFollowsTheCancelRules(t *testing.T) {
 	}
 }
 
-func TestCancelRules(t *testing.T) {
-	store, pool := newStore(t)
-	store.Rules = booker.CancelRules{Cutoff: 24 * time.Hour}
-	ctx := context.Background()
-	started := pgtest.InsertSlot(t, pool, 42, testNow.Add(-time.Minute), 1)
-	soon := pgtest.InsertSlot(t, pool, 42, testNow.Add(2*time.Hour), 1)
-	later := pgtest.InsertSlot(t, pool, 42, testNow.Add(48*time.Hour), 1)
-	var ids []int64
-	for i, slot := range []int64{started, soon, later} {
-		var id int64
-		if err := pool.QueryRow(ctx, `INSERT INTO appointment (slot_id, patient_id, status, idempotency_key)
-            VALUES ($1, 7, 'BOOKED', $2) RETURNING id`, slot, fmt.Sprint("k", i)).Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := pool.Exec(ctx, `UPDATE time_slot SET booked_count = 1 WHERE id = $1`, slot); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	for _, tc := range []struct {
-		name string
-		id   int64
-		want error
-	}{{"started", ids[0], booker.ErrAppointmentPast}, {"within the cutoff", ids[1], booker.ErrCancelCutoff}, {"before the cutoff", ids[2], nil}} {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, path := range []string{"single", "batch"} {
-				var err error
-				if path == "single" {
-					_, err = store.Cancel(ctx, tc.id)
-				} else {
-					var out []booker.Outcome
-					if out, err = store.Decide(ctx, []booker.Op{{Cancel: tc.id}}); err == nil {
-						err = out[0].Err
-					}
-				}
-				if !errors.Is(err, tc.want) {
-					t.Fatalf("%s: err = %v, want %v", path, err, tc.want)
-				}
-			}
-		})
-	}
-	if bookedCount(t, pool, started) != 1 || bookedCount(t, pool, soon) != 1 || bookedCount(t, pool, later) != 0 {
-		t.Error("a refused cancel freed a place, or the allowed one did not")
-	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM outbox_event WHERE type = 'appointment.cancelled'`); n != 1 {
-		t.Errorf("%d cancellation events, want 1 (refusals send nothing)", n)
-	}
-}
-
 // A move a constraint refuses is rolled back alone: the batch's other ops
 // stand. Here chk_booked is narrowed so that the move's target can take no
 // one, which the batch's view of the slot cannot know.
@@ -297,5 +249,35 @@ func TestMoveRefusedByAConstraintLeavesTheBatch(t *testing.T) {
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment_reschedule`); n != 0 {
 		t.Errorf("%d reschedule rows, want 0", n)
+	}
+}
+
+// A hold is confirmed before it is moved, and a longer visit is booked anew:
+// both are refused as invalid and keep their places.
+func TestRescheduleRefusesHoldsAndLongerVisits(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	held := pgtest.InsertSlot(t, pool, 42, future, 1)
+	first := pgtest.InsertSlot(t, pool, 43, future, 1)
+	pgtest.InsertSlot(t, pool, 43, future.Add(15*time.Minute), 1)
+	to := pgtest.InsertSlot(t, pool, 44, future.Add(3*time.Hour), 1)
+	h, err := store.Book(ctx, booker.BookRequest{SlotID: held, PatientID: 7, IdempotencyKey: "h", Hold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := store.Book(ctx, booker.BookRequest{SlotID: first, PatientID: 8, IdempotencyKey: "l", Minutes: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		appt, patient int64
+	}{{h.ID, 7}, {long.ID, 8}} {
+		_, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: tc.appt, SlotID: to, PatientID: tc.patient, IdempotencyKey: "m"})
+		if shared.CodeOf(err) != shared.CodeInvalidRequest {
+			t.Errorf("moving appointment %d: %v, want INVALID_REQUEST", tc.appt, err)
+		}
+	}
+	if bookedCount(t, pool, to) != 0 || bookedCount(t, pool, held) != 1 || bookedCount(t, pool, first) != 1 {
+		t.Error("a refused move changed the places")
 	}
 }
