@@ -24,6 +24,7 @@ const (
 	routeReadyz
 	routeMetrics
 	routeSchedule
+	routeWeb
 	routeConfirm
 	routeReschedule
 	routeDoctors
@@ -58,6 +59,7 @@ var routes = [numRoutes]route{
 	routeReadyz:       {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:      {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:     {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
+	routeWeb:          {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:      {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 	routeReschedule:   {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
 	routeDoctors:      {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
@@ -93,6 +95,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeAppointments, nil
 	case "/api/doctors":
 		return routeDoctors, nil
+	}
+	if isWebPath(path) {
+		return routeWeb, nil
 	}
 	if rest, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
 		if isSegment(rest) {

@@ -81,6 +81,7 @@ func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.Gateway.URL())
 	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
 	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
+	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.Gateway.URL(), dev))
 	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.Booker.Addr())
 	if dev != nil {
 		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
