@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run loadtest loadtest-all hotslot-compare bench
+.PHONY: build test lint run stop loadtest loadtest-all hotslot-compare bench
 
 build:
 	@mkdir -p bin
@@ -23,24 +23,34 @@ cluster-test:
 	$(GO) test $(TEST_FLAGS) -v -run 'TestClusterSurvivesNodeRestart' ./system/
 
 # The whole system in the foreground: PostgreSQL and NATS found or started,
-# migrations, demo data, a booker and a gateway. Ctrl-C stops it.
+# migrations, demo data, a booker and a gateway; its first lines say where.
+# Ctrl-C stops it and what it started. A built binary rather than `go run`,
+# whose exit status after Ctrl-C would be 1.
 run:
-	$(GO) run ./system/cmd/run
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@exec ./bin/run
+
+# Stops a `make run` of this directory from another shell, and the private
+# PostgreSQL cluster under .data/ if a killed run left it running.
+stop:
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@./bin/run stop
 
 # Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
-# `make run` and checks the database; LOADTEST_FLAGS adds flags (see bin/loadtest -h).
+# `make run` and checks the database; it finds the run's gateway and database
+# in .data/run.env. LOADTEST_FLAGS adds flags (see bin/loadtest -h).
 loadtest: build
-	./bin/loadtest -scenario opening -gateway http://127.0.0.1:8080 \
-		-booker-metrics http://127.0.0.1:9091/metrics \
-		-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_FLAGS)
+	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
 
 # The processes `make run` is: one process named run (gateway, booker and an
 # embedded NATS) beside PostgreSQL. For bin/gateway + bin/booker + nats-server
 # set LOADTEST_PROCS= (the binary's defaults find them by name), or name pids:
 # LOADTEST_PROCS='-system-proc= -gateway-proc=1234 -booker-proc=1235'.
 LOADTEST_PROCS ?= -gateway-proc= -booker-proc= -nats-proc= -system-proc=run
-LOADTEST_TARGET = -gateway http://127.0.0.1:8080 -booker-metrics http://127.0.0.1:9091/metrics \
-	-database-url "$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}" $(LOADTEST_PROCS)
+# The gateway, booker and database come from .data/run.env, as for `make loadtest`.
+LOADTEST_TARGET = $(LOADTEST_PROCS)
 
 # 07:00 for the whole clinic against a running `make run`: 2,000 doctors x 40
 # slots open at once, 1,000 clicks/s for 20 s spread over them; the report

@@ -179,6 +179,14 @@ type Bookings interface {
 	RequestConfirmation(ctx context.Context, a Appointment) (Appointment, error)
 }
 
+// KnownDoctors tells a doctor the practice has from a number nobody uses, so
+// that a slot list of a mistyped doctor answers 404 rather than an empty day.
+type KnownDoctors interface {
+	// DoctorKnown reports whether the doctor has a name on record, any slot
+	// or a working plan.
+	DoctorKnown(ctx context.Context, doctorID int64) (bool, error)
+}
+
 // Reads is the read side the gateway serves from PostgreSQL.
 type Reads interface {
 	ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]Slot, error)

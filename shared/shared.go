@@ -43,6 +43,7 @@ const (
 	CodeInvalidIdempotencyKey Code = "INVALID_IDEMPOTENCY_KEY"
 	CodeSlotNotFound          Code = "SLOT_NOT_FOUND"
 	CodeAppointmentNotFound   Code = "APPOINTMENT_NOT_FOUND"
+	CodeDoctorNotFound        Code = "DOCTOR_NOT_FOUND"
 	CodeSlotFull              Code = "SLOT_FULL"
 	CodeAlreadyBooked         Code = "ALREADY_BOOKED"
 	CodeTooManyAppointments   Code = "TOO_MANY_APPOINTMENTS"

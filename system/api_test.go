@@ -75,6 +75,8 @@ func TestAppointmentReadAndCancel(t *testing.T) {
 		{"cancel again", "DELETE", path, 204, ""},
 		{"cancel unknown", "DELETE", "/api/appointments/999999", 404, "APPOINTMENT_NOT_FOUND"},
 		{"slot list of a bad date", "GET", "/api/doctors/42/slots?date=2026-02-30", 400, "INVALID_REQUEST"},
+		{"slot list of an unknown doctor", "GET", "/api/doctors/424242/slots?date=2026-10-12", 404, "DOCTOR_NOT_FOUND"},
+		{"empty day of a known doctor", "GET", "/api/doctors/42/slots?date=2020-01-01", 200, ""},
 	}
 	for _, st := range steps {
 		a := s.mustDo(st.method, st.path, "", nil)

@@ -94,7 +94,9 @@ func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
 func (s *stack) checkInvariants(t *testing.T, clients []*client) {
 	t.Helper()
 	told := map[string]int64{}
+	final := map[string]string{} // what each client was left with, for a failure's message
 	for _, c := range clients {
+		final[fmt.Sprintf("%d/%s", c.patient, c.key)] = fmt.Sprintf("%d %s", c.final.status, c.final.code())
 		switch {
 		case c.err != nil:
 			t.Errorf("patient %d: %v", c.patient, c.err)
@@ -118,7 +120,8 @@ func (s *stack) checkInvariants(t *testing.T, clients []*client) {
 		}
 		stored++
 		if told[fmt.Sprintf("%d/%s", patient, key)] != id {
-			t.Errorf("appointment %d of patient %d (%s) was never told to its client", id, patient, key)
+			t.Errorf("appointment %d of patient %d (%s) was never told to its client (left with %s)",
+				id, patient, key, final[fmt.Sprintf("%d/%s", patient, key)])
 		}
 	}
 	if stored != len(told) {

@@ -115,10 +115,11 @@ func TestOnePlaceAcrossTwoGateways(t *testing.T) {
 		}
 		return nil
 	})
-	statuses := []int{x.status, y.status}
-	slices.Sort(statuses)
-	if !slices.Equal(statuses, []int{http.StatusOK, http.StatusCreated}) || x.body["id"] != y.body["id"] {
-		t.Errorf("key x at one gateway: %d %v; key y at the other: %d %v; want 201 and 200 with one appointment",
+	// A request answered 202 first finds its booking later as 200, so both
+	// keys may end with 200; what matters is that both name one appointment.
+	booked := func(a answer) bool { return a.status == http.StatusOK || a.status == http.StatusCreated }
+	if !booked(x) || !booked(y) || x.body["id"] != y.body["id"] {
+		t.Errorf("key x at one gateway: %d %v; key y at the other: %d %v; want both booked with one appointment",
 			x.status, x.body, y.status, y.body)
 	}
 	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 9`); n != 1 {

@@ -92,16 +92,27 @@ func newStackOn(t *testing.T, natsURL string) *stack {
 // startGateway starts one more gateway on the same NATS and database.
 func (s *stack) startGateway() *gatewayapp.App {
 	s.t.Helper()
+	return s.startGatewayWith(nil)
+}
+
+// startGatewayWith starts one more gateway whose configuration adjust may
+// change first.
+func (s *stack) startGatewayWith(adjust func(*gatewayapp.Config)) *gatewayapp.App {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	room := gateway.DefaultRoomConfig()
 	room.Secret = testLotterySecret // common to the stack's gateways, as in a deployment
-	gw, err := gatewayapp.Start(ctx, gatewayapp.Config{
+	cfg := gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
 		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: noAuth,
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: room, ListTTL: 2 * time.Second,
-	})
+	}
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	gw, err := gatewayapp.Start(ctx, cfg)
 	if err != nil {
 		s.t.Fatalf("start gateway: %v", err)
 	}

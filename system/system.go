@@ -4,10 +4,12 @@
 package system
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -23,20 +25,31 @@ type Config struct {
 	DatabaseURL string
 	NATSURL     string
 	DataDir     string
-	Booker      bookerapp.Config
-	Gateway     gatewayapp.Config
-	SeedDemo    bool
-	Logger      *slog.Logger
+	// LocalURL is the local server tried when DatabaseURL is empty;
+	// empty means pglocal.LocalURL (127.0.0.1:5432).
+	LocalURL string
+	Booker   bookerapp.Config
+	Gateway  gatewayapp.Config
+	SeedDemo bool
+	Logger   *slog.Logger
 }
+
+// DatabaseName is the database the system keeps its tables in on a server it
+// finds or starts itself, so that it never mixes them with what else lives
+// on a developer's server.
+const DatabaseName = "termin"
 
 // System is the running whole.
 type System struct {
 	Booker  *bookerapp.App
 	Gateway *gatewayapp.App
 	nats    *server.Server
+	cluster *pglocal.Cluster
 	// DatabaseURL and NATSURL are what the parts were connected to; NATSURL
 	// carries no credentials.
 	DatabaseURL, NATSURL string
+	// Database says in words which database DatabaseURL is, for people.
+	Database string
 	// natsPasswords are the embedded server's users' passwords; nil when
 	// the system uses a server at NATS_URL.
 	natsPasswords map[string]string
@@ -63,7 +76,7 @@ func Start(ctx context.Context, cfg Config) (*System, error) {
 }
 
 func (s *System) start(ctx context.Context, cfg Config) (err error) {
-	if s.DatabaseURL, err = findPostgres(ctx, cfg); err != nil {
+	if err = s.findPostgres(ctx, cfg); err != nil {
 		return err
 	}
 	if err = s.findNATS(cfg); err != nil {
@@ -83,21 +96,55 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 	return nil
 }
 
-// findPostgres follows the contract's chain: DATABASE_URL, a server on
-// 127.0.0.1:5432, a private cluster under the data directory.
-func findPostgres(ctx context.Context, cfg Config) (string, error) {
+// findPostgres follows the contract's chain: DATABASE_URL as given, else
+// the database DatabaseName on a server on 127.0.0.1:5432, else the same
+// database in a private cluster under the data directory, which Shutdown
+// stops. A local server that refuses a password-less login is named, with
+// the way to use it, before falling back.
+func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL != "" {
-		return cfg.DatabaseURL, nil
+		s.DatabaseURL, s.Database = cfg.DatabaseURL, "DATABASE_URL"
+		if err := pglocal.CreateMissing(ctx, cfg.DatabaseURL); err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+		return nil
 	}
-	if pglocal.Reachable(ctx, pglocal.LocalURL) {
-		return pglocal.LocalURL, nil
+	local := cmp.Or(cfg.LocalURL, pglocal.LocalURL)
+	host := hostOf(local)
+	err := pglocal.Probe(ctx, local)
+	if err == nil {
+		s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, local, DatabaseName)
+		s.Database = "database " + DatabaseName + " on the server at " + host
+		return err
 	}
-	c, err := pglocal.StartCluster(ctx, filepath.Join(cfg.DataDir, "pg"))
-	if err != nil {
-		return "", err
+	dir := filepath.Join(cfg.DataDir, "pg")
+	if pglocal.AuthRefused(err) {
+		logger(cfg).Warn(fmt.Sprintf("PostgreSQL on %s refuses a password-less login as postgres (%v); "+
+			"to use that server, set DATABASE_URL=postgres://USER:PASSWORD@%s/%s?sslmode=disable "+
+			"(the database is created when missing); starting a private cluster under %s instead", host, err, host, DatabaseName, dir))
 	}
-	slog.Info("started a private PostgreSQL cluster; it keeps running after exit", "dir", c.Dir, "url", c.URL())
-	return c.URL(), nil
+	if s.cluster, err = pglocal.StartCluster(ctx, dir); err != nil {
+		return err
+	}
+	s.DatabaseURL, err = pglocal.EnsureDatabase(ctx, s.cluster.URL(), DatabaseName)
+	s.Database = fmt.Sprintf("database %s in a private cluster under %s (port %d; stops with this process, or `make stop`)",
+		DatabaseName, dir, s.cluster.Port)
+	return err
+}
+
+// hostOf is the host:port of a connection URL, for messages.
+func hostOf(dbURL string) string {
+	if u, err := url.Parse(dbURL); err == nil {
+		return u.Host
+	}
+	return dbURL
+}
+
+func logger(cfg Config) *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.Default()
 }
 
 // findNATS uses NATS_URL when a server answers there, else starts an embedded
@@ -121,7 +168,8 @@ func (s *System) findNATS(cfg Config) error {
 }
 
 // Shutdown stops the gateway first, so no new request arrives, then the
-// booker, which finishes what it holds, then the embedded NATS.
+// booker, which finishes what it holds, then the embedded NATS and the
+// private PostgreSQL cluster, if this system started them.
 func (s *System) Shutdown(ctx context.Context) error {
 	var errs []error
 	if s.Gateway != nil {
@@ -133,6 +181,9 @@ func (s *System) Shutdown(ctx context.Context) error {
 	if s.nats != nil {
 		s.nats.Shutdown()
 		s.nats.WaitForShutdown()
+	}
+	if s.cluster != nil {
+		errs = append(errs, s.cluster.Stop(ctx))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -17,7 +18,7 @@ import (
 func (a *App) serveAdmin(reg *prometheus.Registry) error {
 	ln, err := net.Listen("tcp", a.cfg.Addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: set BOOKER_ADDR to a free address, e.g. BOOKER_ADDR=127.0.0.1:9092", err)
 	}
 	a.listener = ln
 	mux := http.NewServeMux()

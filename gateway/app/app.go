@@ -79,12 +79,13 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.front = front
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
-		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors()})
+		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(),
+		KnownDoctors: postgres.NewKnownDoctors(a.db)})
 	if err != nil {
 		return err
 	}
 	if a.ln, err = net.Listen("tcp", a.cfg.Addr); err != nil {
-		return err
+		return fmt.Errorf("%w: set GATEWAY_ADDR to a free address, e.g. GATEWAY_ADDR=127.0.0.1:8081", err)
 	}
 	go a.server.Serve(a.ln)
 	return nil

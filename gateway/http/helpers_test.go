@@ -185,6 +185,7 @@ type envOptions struct {
 	audience string
 	waitlist gateway.Waitlist
 	doctors  gateway.DoctorWriter
+	known    gateway.KnownDoctors
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -221,8 +222,9 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	}, secret: opts.secret, logs: &lockedBuffer{}}
 	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist, Doctors: opts.doctors,
-		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)),
+		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
+		KnownDoctors: opts.known,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)
@@ -301,6 +303,15 @@ func expectStatus(t *testing.T, r resp, status int) {
 	}
 }
 
+// expectLine checks that a JSON body ends with a newline, so that a shell's
+// prompt after curl starts on its own line.
+func expectLine(t *testing.T, r resp) {
+	t.Helper()
+	if !bytes.HasSuffix(r.body, []byte("\n")) {
+		t.Errorf("body %q does not end with a newline", r.body)
+	}
+}
+
 // problemBody is the RFC 9457 problem as a client reads it.
 type problemBody struct {
 	Type   string `json:"type"`
@@ -318,6 +329,7 @@ func expectProblem(t *testing.T, r resp, status int, code string) problemBody {
 	if ct := r.header["Content-Type"]; ct != "application/problem+json" {
 		t.Errorf("Content-Type = %q, want application/problem+json", ct)
 	}
+	expectLine(t, r)
 	var p problemBody
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("problem body %s: %v", r.body, err)
@@ -336,6 +348,7 @@ func expectJSON(t *testing.T, r resp, status int, want string) {
 	if ct := r.header["Content-Type"]; ct != "application/json" {
 		t.Errorf("Content-Type = %q, want application/json", ct)
 	}
+	expectLine(t, r)
 	var got, exp any
 	if err := json.Unmarshal(r.body, &got); err != nil {
 		t.Fatalf("body %s: %v", r.body, err)

@@ -122,9 +122,10 @@ func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time
 // formatTime is the API's time format: RFC 3339 in UTC.
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// writeJSON answers status with v as the JSON body. The response types above
-// hold only strings and numbers, so Marshal cannot fail; if it ever did, the
-// panic becomes a logged 500.
+// writeJSON answers status with v as the JSON body, ending in a newline so
+// that a shell's next prompt starts on a line of its own. The response types
+// above hold only strings and numbers, so Marshal cannot fail; if it ever
+// did, the panic becomes a logged 500.
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
@@ -132,5 +133,5 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	}
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(body)
+	ctx.SetBody(append(body, '\n'))
 }

@@ -53,6 +53,7 @@ var problems = map[shared.Code]problemSpec{
 	shared.CodeInvalidIdempotencyKey:  {status: 400, title: "Invalid Idempotency-Key"},
 	shared.CodeSlotNotFound:           {status: 404, title: "Slot not found"},
 	shared.CodeAppointmentNotFound:    {status: 404, title: "Appointment not found"},
+	shared.CodeDoctorNotFound:         {status: 404, title: "Doctor not found"},
 	shared.CodeSlotFull:               {status: 409, title: "Slot is full"},
 	shared.CodeAlreadyBooked:          {status: 409, title: "Already booked"},
 	shared.CodeTooManyAppointments:    {status: 409, title: "Too many appointments"},
@@ -148,5 +149,5 @@ func writeProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
 	if code == shared.CodeUnauthorized {
 		ctx.Response.Header.Set("WWW-Authenticate", "Bearer")
 	}
-	ctx.SetBody(body)
+	ctx.SetBody(append(body, '\n')) // as writeJSON: the shell's prompt on its own line
 }

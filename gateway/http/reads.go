@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -37,6 +38,9 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	slots, err := s.reads.ListSlots(c, doctorID, day)
+	if err == nil && len(slots) == 0 {
+		err = s.knownDoctor(c, doctorID)
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -51,6 +55,22 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 		out.Doctor = &slotsDoctorJSON{Name: doctor.Name, Specialty: doctor.Specialty}
 	}
 	writeJSON(ctx, fasthttp.StatusOK, out)
+}
+
+// knownDoctor is nil for a doctor with slots or a plan, DOCTOR_NOT_FOUND for
+// a number nobody uses. Only an empty day asks (a day with slots proves the
+// doctor), and Doctors remembers whom it knows, so the full days of an
+// opening cost no query each.
+func (s *Server) knownDoctor(ctx context.Context, doctorID int64) error {
+	if s.known == nil {
+		return nil
+	}
+	known, err := s.known.DoctorKnown(ctx, doctorID)
+	if err == nil && !known {
+		err = shared.NewError(shared.CodeDoctorNotFound,
+			fmt.Sprintf("doctor %d is not known here: it has no slots and no working plan", doctorID))
+	}
+	return err
 }
 
 // healthz is GET /healthz: 200 while the process can answer at all.

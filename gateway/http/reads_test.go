@@ -1,11 +1,14 @@
 package http_test
 
 import (
+	"context"
 	"slices"
 	"strings"
-	"termin/gateway"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"termin/gateway"
 )
 
 func TestListSlots(t *testing.T) {
@@ -112,5 +115,57 @@ func TestCancelQueued(t *testing.T) {
 	expectJSON(t, r, 202, `{"status":"QUEUED","retryAfterSeconds":1}`)
 	if ra := r.header["Retry-After"]; ra != "1" {
 		t.Errorf("Retry-After = %q, want 1", ra)
+	}
+}
+
+// fakeKnownDoctors knows the doctors in its set; err fails every lookup.
+type fakeKnownDoctors struct {
+	known map[int64]bool
+	err   error
+	asked atomic.Int64
+}
+
+func (f *fakeKnownDoctors) DoctorKnown(_ context.Context, id int64) (bool, error) {
+	f.asked.Add(1)
+	return f.known[id], f.err
+}
+
+// TestListSlotsUnknownDoctor: an empty day of a number nobody uses is 404
+// DOCTOR_NOT_FOUND; an empty day of a known doctor stays 200 []; a day with
+// slots never asks.
+func TestListSlotsUnknownDoctor(t *testing.T) {
+	start := time.Date(2026, 10, 12, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		doctor string
+		err    error
+		status int
+		code   string
+		asks   int64
+	}{
+		{"known doctor, empty day", "7", nil, 200, "", 1},
+		{"unknown doctor", "99", nil, 404, "DOCTOR_NOT_FOUND", 1},
+		{"doctor with slots that day", "42", nil, 200, "", 0},
+		{"lookup fails", "99", gateway.ErrUnavailable, 503, "UNAVAILABLE", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doctors := &fakeKnownDoctors{known: map[int64]bool{7: true, 42: true}, err: tt.err}
+			e := newEnv(t, envOptions{known: doctors})
+			e.reads.slots[42] = []gateway.Slot{{ID: 1, DoctorID: 42, StartAt: start, EndAt: start.Add(time.Hour), Capacity: 1}}
+			r := e.do(t, req{method: "GET", path: "/api/doctors/" + tt.doctor + "/slots?date=2026-10-12"})
+			if tt.code != "" {
+				p := expectProblem(t, r, tt.status, tt.code)
+				if tt.code == "DOCTOR_NOT_FOUND" && !strings.Contains(p.Detail, "doctor 99") {
+					t.Errorf("detail %q does not name the doctor", p.Detail)
+				}
+			} else {
+				expectStatus(t, r, tt.status)
+				expectLine(t, r)
+			}
+			if got := doctors.asked.Load(); got != tt.asks {
+				t.Errorf("lookups = %d, want %d", got, tt.asks)
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ const (
 	routeSchedule
 	routeWaitlist
 	routeWaitlistEntry
+	routeWeb
 	routeConfirm
 	routeReschedule
 	routeDoctors
@@ -54,18 +55,19 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:         {pattern: "other"},
 	routeSlots:         {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
+	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
 	routeAppointment:   {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:       {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:        {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
 	routeMetrics:       {pattern: "/metrics", allow: "GET, HEAD", get: (*Server).serveMetrics},
 	routeSchedule:      {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
-	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
-	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
+	routeWeb:           {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
-	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
 	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
 	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
+	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
+	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -103,6 +105,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 	}
 	if id, ok := bytes.CutPrefix(path, waitlistPrefix); ok && isSegment(id) {
 		return routeWaitlistEntry, id
+	}
+	if isWebPath(path) {
+		return routeWeb, nil
 	}
 	if rest, ok := bytes.CutPrefix(path, appointmentPrefix); ok {
 		if isSegment(rest) {

@@ -47,6 +47,9 @@ type Config struct {
 	Waitlist gateway.Waitlist
 	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
 	Doctors gateway.DoctorWriter
+	// KnownDoctors tells known doctors from unknown numbers for the slot
+	// list; nil lists any number's (empty) day.
+	KnownDoctors gateway.KnownDoctors
 	// Ready reports whether PostgreSQL and NATS answer; a nil error means
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
@@ -69,6 +72,7 @@ type Server struct {
 	plans    gateway.Schedules
 	waitlist gateway.Waitlist
 	doctors  gateway.DoctorWriter
+	known    gateway.KnownDoctors
 	ready    func(ctx context.Context) error
 	auth     *authenticator
 	log      *slog.Logger
@@ -107,6 +111,7 @@ func NewServer(cfg Config) (*Server, error) {
 		plans:    cfg.Schedules,
 		waitlist: cfg.Waitlist,
 		doctors:  cfg.Doctors,
+		known:    cfg.KnownDoctors,
 		ready:    cfg.Ready,
 		auth:     auth,
 		log:      cfg.Logger,

@@ -16,7 +16,7 @@ import (
 func TestRoutesNotFound(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	for _, path := range []string{
-		"/", "/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
+		"/api", "/api/appointments/", "/api/appointments/5/x", "/api/doctors/42/slot",
 		"/api/doctors/", "/api/appointments/5/reschedule/x", "/api/doctors/42/schedules", "/healthz/x",
 	} {
 		t.Run(path, func(t *testing.T) {

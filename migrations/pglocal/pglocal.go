@@ -26,7 +26,8 @@ import (
 const LocalURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
 // ErrNoBinaries says that no PostgreSQL installation was found to start a private cluster.
-var ErrNoBinaries = errors.New("no PostgreSQL server found: install PostgreSQL (Debian: apt-get install postgresql) or set DATABASE_URL")
+var ErrNoBinaries = errors.New("no PostgreSQL server found: install PostgreSQL " +
+	"(Debian/Ubuntu: sudo apt-get install postgresql; macOS: brew install postgresql@17) or set DATABASE_URL")
 
 // Reachable reports whether a server answers a query at url within two seconds.
 func Reachable(ctx context.Context, url string) bool {
@@ -88,6 +89,32 @@ func StartCluster(ctx context.Context, dir string) (*Cluster, error) {
 // Stop shuts the cluster down quickly, leaving its data in place.
 func (c *Cluster) Stop(ctx context.Context) error {
 	return c.pgCtl(ctx, "stop", "-m", "fast", "-w")
+}
+
+// StopDir stops the cluster running in dir, if one is, and reports whether it
+// stopped one. It lets a second command (`make stop`) end a cluster that the
+// process which started it left running.
+func StopDir(ctx context.Context, dir string) (bool, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false, err
+	}
+	port, ok := runningPort(dir)
+	if !ok {
+		return false, nil
+	}
+	bin, err := findBinaries()
+	if err != nil {
+		return false, err
+	}
+	c := &Cluster{Dir: dir, Port: port, bin: bin}
+	if err := c.Stop(ctx); err != nil {
+		if !Reachable(ctx, c.URL()) {
+			return false, nil // a pid file left by a crash, no server behind it
+		}
+		return false, fmt.Errorf("pglocal: stop cluster in %s: %w", dir, err)
+	}
+	return true, nil
 }
 
 func (c *Cluster) init(ctx context.Context) error {
@@ -157,12 +184,17 @@ func chownToPostgres(dir string) error {
 	return os.Chown(dir, uid, gid)
 }
 
-// findBinaries looks for initdb on PATH, then in Debian's versioned directories, newest first.
+// findBinaries looks for initdb on PATH, then in Debian's versioned
+// directories and Homebrew's keg-only postgresql@N formulae, newest first.
 func findBinaries() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p), nil
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	var dirs []string
+	for _, pattern := range []string{"/usr/lib/postgresql/*/bin", "/opt/homebrew/opt/postgresql@*/bin", "/usr/local/opt/postgresql@*/bin"} {
+		found, _ := filepath.Glob(pattern)
+		dirs = append(dirs, found...)
+	}
 	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
@@ -172,8 +204,14 @@ func findBinaries() (string, error) {
 	return "", ErrNoBinaries
 }
 
+// version is the major version in a binary directory's parent name: 16 for
+// /usr/lib/postgresql/16/bin and for /opt/homebrew/opt/postgresql@16/bin.
 func version(binDir string) int {
-	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	name := filepath.Base(filepath.Dir(binDir))
+	if _, after, ok := strings.Cut(name, "@"); ok {
+		name = after
+	}
+	v, _ := strconv.Atoi(name)
 	return v
 }
 

@@ -41,14 +41,19 @@ func Duration(name string, def time.Duration) time.Duration {
 	return d
 }
 
-// NewLogger is a structured JSON logger; LOG_LEVEL (debug, info, warn, error;
-// default info) sets its level.
+// NewLogger is a structured JSON logger, one object per line for machines to
+// collect; LOG_FORMAT=text makes it key=value lines for people instead, and
+// LOG_LEVEL (debug, info, warn, error; default info) sets its level.
 func NewLogger(w io.Writer) *slog.Logger {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(String("LOG_LEVEL", "info"))); err != nil {
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+	opts := &slog.HandlerOptions{Level: level}
+	if strings.EqualFold(String("LOG_FORMAT", "json"), "text") {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
 // Mask shows whether a secret is set, never the secret.

@@ -1,6 +1,7 @@
 package envconf_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -29,5 +30,26 @@ func TestNumbersFallBackToDefaults(t *testing.T) {
 	}
 	if got := envconf.Duration("TERMIN_TEST_DUR", 0); got.String() != "2s" {
 		t.Errorf("Duration = %v, want 2s", got)
+	}
+}
+
+// TestLoggerFormat: JSON lines unless LOG_FORMAT=text asks for text, as the
+// README documents.
+func TestLoggerFormat(t *testing.T) {
+	tests := []struct {
+		format string
+		json   bool
+	}{{"", true}, {"json", true}, {"text", false}, {"TEXT", false}, {"yaml", true}}
+	for _, tc := range tests {
+		t.Setenv("LOG_FORMAT", tc.format)
+		var b strings.Builder
+		envconf.NewLogger(&b).Info("hello", "k", 1)
+		line := b.String()
+		if got := json.Valid([]byte(line)); got != tc.json {
+			t.Errorf("LOG_FORMAT=%q: line %q is JSON = %v, want %v", tc.format, line, got, tc.json)
+		}
+		if !tc.json && !strings.Contains(line, "msg=hello k=1") {
+			t.Errorf("LOG_FORMAT=%q: line %q is not key=value text", tc.format, line)
+		}
 	}
 }

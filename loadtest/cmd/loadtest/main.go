@@ -88,9 +88,14 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	o = loadtest.Options{Progress: os.Stderr}
 	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare | fairness (LOADTEST_SCENARIO; fairness sizes: FAIRNESS_SLOTS 40, FAIRNESS_PATIENTS 1000, FAIRNESS_BOTS 20, FAIRNESS_BOT_CONNS 20)")
-	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", "http://127.0.0.1:8080"), "gateway base URL (GATEWAY_URL)")
-	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", "http://127.0.0.1:9091/metrics"), "booker /metrics URL; empty skips it (BOOKER_METRICS_URL)")
-	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL, for seeding and the checks (DATABASE_URL)")
+	run := readRunEnv(runEnvPath) // the defaults of a make run in this directory
+	booker := "http://127.0.0.1:9091/metrics"
+	if run["BOOKER"] != "" {
+		booker = run["BOOKER"] + "/metrics"
+	}
+	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", or(run["GW"], "http://127.0.0.1:8080")), "gateway base URL; default from "+runEnvPath+" when make run runs (GATEWAY_URL)")
+	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", booker), "booker /metrics URL; empty skips it; default from "+runEnvPath+" (BOOKER_METRICS_URL)")
+	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", or(run["DB"], defaultDatabaseURL)), "PostgreSQL URL, for seeding and the checks; default make run's, from "+runEnvPath+" (DATABASE_URL)")
 	fs.Float64Var(&o.Rate, "rate", envFloat("LOADTEST_RATE", 0), "new booking clicks per second; 0 = scenario default: opening 5000, sustained and hotslot-compare 500 (first step), day 20, opening-all 1000 (LOADTEST_RATE)")
 	fs.DurationVar(&o.Duration, "duration", envDuration("LOADTEST_DURATION", 0), "how long new clicks are sent; 0 = scenario default: opening 30s, sustained and hotslot-compare 2m (longest ramp), day 1m, opening-all 20s (LOADTEST_DURATION)")
 	fs.Float64Var(&o.ReadsRate, "reads-rate", envFloat("LOADTEST_READS_RATE", 0), "slot-list reads per second alongside; 0 = default (opening 1000, day 50 x rate, sustained none), negative = none (LOADTEST_READS_RATE)")

@@ -1,6 +1,8 @@
 // Command run brings the whole booking service up in the foreground for
 // `make run`: PostgreSQL and NATS found or started, migrations, demo data, a
-// booker and a gateway. Ctrl-C stops it cleanly.
+// booker and a gateway. Ctrl-C stops it and everything it started, with exit
+// status 0. `run stop` (`make stop`) stops a run from another shell, and a
+// private PostgreSQL cluster a killed run left behind.
 package main
 
 import (
@@ -11,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -20,17 +23,25 @@ import (
 	"termin/system"
 )
 
+// dataDir holds what a run keeps between runs (the private cluster, the
+// NATS store) and what other shells read while it runs (run.env, run.pid,
+// the tokens).
+const dataDir = ".data"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx); err != nil && !errors.Is(err, flag.ErrHelp) {
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == "stop" {
+		err = stopRun(ctx, dataDir)
+	} else {
+		err = run(ctx)
+	}
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(1)
 	}
 }
-
-// dataDir holds make run's private PostgreSQL, NATS store and tokens.
-const dataDir = ".data"
 
 // devAuth gives the gateway a development secret when none is set (a random
 // one, new at every start) and signs a patient and an admin token with the
@@ -48,37 +59,53 @@ func devAuth(gcfg *gatewayapp.Config) (*system.DevAuth, error) {
 }
 
 func run(ctx context.Context) error {
+	// One run per directory: two would share the private cluster and the
+	// NATS store, and a failing second start would stop the first's cluster.
+	if pid, ok := runningPID(dataDir); ok {
+		return fmt.Errorf("make run is already running here (pid %d): Ctrl-C in its shell, or make stop", pid)
+	}
+	if err := claim(dataDir); err != nil {
+		return err
+	}
+	defer unpublish(dataDir)
 	envconf.TuneGC()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := envconf.NewLogger(os.Stderr)
 	slog.SetDefault(logger)
-	bcfg, err := bookerapp.ParseFlags(nil)
+	sys, dev, err := start(ctx, logger)
 	if err != nil {
 		return err
+	}
+	env := runEnv(sys, dev)
+	if err := publish(dataDir, env); err != nil {
+		logger.Warn("run: cannot write .data/run.env; `make loadtest` will not find this run", "err", err)
+	}
+	fmt.Print(banner(sys, dev, env))
+	<-ctx.Done()
+	fmt.Println("stopping…")
+	os.Remove(filepath.Join(dataDir, "run.env")) // nobody reaches for a run that is ending
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return sys.Shutdown(shutdown)
+}
+
+// start brings the system up as the environment configures it, with a
+// development secret and tokens unless AUTH_DISABLED=1 (dev is then nil).
+func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.DevAuth, error) {
+	bcfg, err := bookerapp.ParseFlags(nil)
+	if err != nil {
+		return nil, nil, err
 	}
 	gcfg, err := gatewayapp.ParseFlags(nil)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	dev, err := devAuth(&gcfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
 		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
 	})
-	if err != nil {
-		return err
-	}
-	fmt.Printf("\ngateway: %s   (booker admin: http://%s, NATS: %s)\n", sys.Gateway.URL(), sys.Booker.Addr(), sys.NATSURL)
-	if dev != nil {
-		fmt.Printf("patient %d token (also in %s/patient.token):\n  %s\nadmin token (also in %s/admin.token):\n  %s\n",
-			system.DevPatient, dataDir, dev.PatientToken, dataDir, dev.AdminToken)
-	}
-	fmt.Print("Ctrl-C stops it.\n\n")
-	<-ctx.Done()
-	fmt.Println("stopping…")
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return sys.Shutdown(shutdown)
+	return sys, dev, err
 }

@@ -1,0 +1,153 @@
+// The page's side of the API: the bearer token, the one pending booking with
+// its Idempotency-Key, and fetch with problem+json and Retry-After read.
+'use strict';
+
+window.TerminApi = (function () {
+  const TOKEN = 'termin.token';
+  const PENDING = 'termin.pending';
+  const MINE = 'termin.mine.';
+  const TIMEOUT_MS = 20000;
+  let token = sessionStorage.getItem(TOKEN) || '';
+
+  // claims decodes the token's payload; the server checks the signature.
+  function claims(tok) {
+    try {
+      const part = tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+      return JSON.parse(decodeURIComponent(escape(atob(part))));
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // signIn keeps a token of a patient whose expiry lies ahead; it answers
+  // 'ok', 'expired' or 'bad'.
+  function signIn(tok) {
+    tok = (tok || '').trim();
+    const c = claims(tok);
+    if (!c || c.role !== 'patient' || !/^[1-9][0-9]{0,17}$/.test(String(c.sub))) return 'bad';
+    if (typeof c.exp === 'number' && c.exp * 1000 < Date.now()) return 'expired';
+    token = tok;
+    sessionStorage.setItem(TOKEN, tok);
+    return 'ok';
+  }
+
+  function signOut() {
+    token = '';
+    sessionStorage.removeItem(TOKEN);
+    sessionStorage.removeItem(PENDING);
+  }
+
+  // patient is the signed-in patient's id, or 0.
+  function patient() {
+    const c = token && claims(token);
+    if (!c) return 0;
+    if (typeof c.exp === 'number' && c.exp * 1000 < Date.now()) return 0;
+    return Number(c.sub) || 0;
+  }
+
+  // newKey makes an Idempotency-Key: 22 random URL-safe characters. It uses
+  // getRandomValues, which unlike randomUUID works on plain http too.
+  function newKey() {
+    const b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    let s = '';
+    b.forEach(function (x) { s += String.fromCharCode(x); });
+    return 'web-' + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  // The pending request is the booking (or move) the patient intends: its
+  // key stays the same across repeats and reloads until it is decided.
+  function pending() {
+    try {
+      const p = JSON.parse(sessionStorage.getItem(PENDING) || 'null');
+      return p && p.patient === patient() && /^[A-Za-z0-9_-]{1,64}$/.test(p.key) ? p : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function intend(what) {
+    const p = pending();
+    if (p && p.kind === what.kind && p.slotId === what.slotId && p.apptId === what.apptId) return p;
+    const fresh = Object.assign({}, what, { key: newKey(), patient: patient(), since: Date.now() });
+    sessionStorage.setItem(PENDING, JSON.stringify(fresh));
+    return fresh;
+  }
+
+  function settle(p) {
+    const now = pending();
+    if (now && now.key === p.key) sessionStorage.removeItem(PENDING);
+  }
+
+  // call sends one request. The answer is {status, ok, body, code,
+  // retryAfter}; status 0 means the server was not reached.
+  async function call(method, path, opts) {
+    opts = opts || {};
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = 'Bearer ' + token;
+    if (opts.key) headers['Idempotency-Key'] = opts.key;
+    if (opts.body) headers['Content-Type'] = 'application/json';
+    const abort = new AbortController();
+    const timer = setTimeout(function () { abort.abort(); }, TIMEOUT_MS);
+    try {
+      const res = await fetch(path, {
+        method: method, headers: headers, cache: 'no-store', credentials: 'omit', signal: abort.signal,
+        body: opts.body ? JSON.stringify(opts.body) : undefined
+      });
+      const text = await res.text();
+      let body = null;
+      try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+      return {
+        status: res.status, ok: res.ok, body: body,
+        code: body && typeof body.code === 'string' ? body.code : '',
+        retryAfter: retryAfter(res.headers.get('Retry-After'), body)
+      };
+    } catch (e) {
+      return { status: 0, ok: false, body: null, code: '', retryAfter: 3 };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  // retryAfter reads the header (seconds), else the body's field, bounded
+  // so that a strange value neither hammers nor stalls.
+  function retryAfter(header, body) {
+    let n = parseInt(header, 10);
+    if (!(n > 0) && body && body.retryAfterSeconds > 0) n = body.retryAfterSeconds;
+    return Math.min(Math.max(n || 1, 1), 60);
+  }
+
+  // send submits the pending request, always with its one key.
+  function send(p) {
+    if (p.kind === 'move') {
+      return call('POST', '/api/appointments/' + p.apptId + '/reschedule', { key: p.key, body: { slotId: p.slotId } });
+    }
+    return call('POST', '/api/appointments', { key: p.key, body: { slotId: p.slotId, patientId: p.patient } });
+  }
+
+  // remember keeps what the page knows of an appointment it booked, for a
+  // server without the list of one's appointments.
+  function remember(a) {
+    const list = remembered().filter(function (x) { return x.id !== a.id; });
+    list.push(a);
+    localStorage.setItem(MINE + patient(), JSON.stringify(list.slice(-50)));
+  }
+
+  function remembered() {
+    try {
+      const list = JSON.parse(localStorage.getItem(MINE + patient()) || '[]');
+      return Array.isArray(list) ? list : [];
+    } catch (e) {
+      return [];
+    }
+  }
+
+  function forget(id) {
+    localStorage.setItem(MINE + patient(), JSON.stringify(remembered().filter(function (x) { return x.id !== id; })));
+  }
+
+  return {
+    signIn: signIn, signOut: signOut, patient: patient, pending: pending, intend: intend, settle: settle,
+    call: call, send: send, remember: remember, remembered: remembered, forget: forget
+  };
+})();

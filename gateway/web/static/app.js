@@ -1,0 +1,465 @@
+// The patient page: sign-in, doctor → day → time → booking, the waiting
+// room, the result. "My appointments" lives in mine.js. Times are shown in
+// the clinic's zone, whatever the device's zone.
+'use strict';
+
+window.Termin = (function () {
+  const TEXTS = window.TerminTexts;
+  const api = window.TerminApi;
+  const ZONE = 'Europe/Berlin';
+  const DAYS = 14;
+  const ALTERNATIVES = 3;
+  const $ = function (id) { return document.getElementById(id); };
+  const state = {
+    lang: localStorage.getItem('termin.lang') === 'en' ? 'en' : 'de',
+    doctors: [], listed: null, doctor: null, date: '', slots: null, slotsError: '',
+    moving: null, run: 0, slotsReq: 0, wait: null, result: null, view: ''
+  };
+
+  // --- texts and times -----------------------------------------------------
+
+  function t(key, vars) {
+    let s = TEXTS[state.lang][key];
+    if (s === undefined) s = TEXTS.de[key] || key;
+    Object.keys(vars || {}).forEach(function (k) { s = s.split('{' + k + '}').join(String(vars[k])); });
+    return s;
+  }
+
+  function problemText(r) {
+    if (r.status === 0) return t('network');
+    return TEXTS[state.lang].problems[r.code] || t('unknownProblem', { status: r.status });
+  }
+
+  function fmt(date, opts, zone) {
+    const locale = state.lang === 'en' ? 'en-GB' : 'de-DE';
+    return new Intl.DateTimeFormat(locale, Object.assign({ timeZone: zone || ZONE }, opts)).format(date);
+  }
+  function timeOf(iso) { return fmt(new Date(iso), { hour: '2-digit', minute: '2-digit' }); }
+  function dateOf(iso) { return fmt(new Date(iso), { weekday: 'long', day: 'numeric', month: 'long' }); }
+  function whenOf(iso) { return dateOf(iso) + ', ' + timeOf(iso) + t('oclock'); }
+
+  // clinicDay is the date (YYYY-MM-DD) of an instant in the clinic's zone.
+  function clinicDay(date) {
+    const p = {};
+    new Intl.DateTimeFormat('en-GB', { timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(date).forEach(function (x) { p[x.type] = x.value; });
+    return p.year + '-' + p.month + '-' + p.day;
+  }
+
+  function doctorName(id, fallback) {
+    const d = state.doctors.find(function (x) { return x.id === id; });
+    return (d && d.name) || fallback || t('doctorUnnamed', { id: id });
+  }
+
+  function whatText(p) {
+    return t('whatSlot', { doctor: doctorName(p.doctorId, p.doctorName), date: dateOf(p.startAt), time: timeOf(p.startAt) });
+  }
+
+  // --- small DOM helpers -----------------------------------------------------
+
+  function el(tag, attrs, children) {
+    const e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === 'text') e.textContent = attrs[k];
+      else if (k === 'onclick') e.addEventListener('click', attrs[k]);
+      else e.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) e.appendChild(c); });
+    return e;
+  }
+
+  function hint(id, text) {
+    $(id).textContent = text || '';
+    $(id).hidden = !text;
+  }
+
+  function notice(text, problem) {
+    const n = $('notice');
+    n.textContent = text || '';
+    n.className = problem ? 'notice problem' : 'notice';
+    n.hidden = !text;
+  }
+
+  function show(view, keepFocus) {
+    ['signin', 'book', 'wait', 'result', 'mine'].forEach(function (v) { $('v-' + v).hidden = v !== view; });
+    state.view = view;
+    $('nav-book').setAttribute('aria-current', view === 'book' ? 'page' : 'false');
+    $('nav-mine').setAttribute('aria-current', view === 'mine' ? 'page' : 'false');
+    if (view !== 'wait') document.title = t('brand');
+    if (!keepFocus) $('v-' + view).querySelector('h1').focus();
+  }
+
+  function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
+
+  // --- language --------------------------------------------------------------
+
+  function applyTexts() {
+    document.documentElement.lang = state.lang;
+    document.querySelectorAll('[data-t]').forEach(function (e) { e.textContent = t(e.getAttribute('data-t')); });
+    document.querySelectorAll('[data-t-aria]').forEach(function (e) { e.setAttribute('aria-label', t(e.getAttribute('data-t-aria'))); });
+    const other = state.lang === 'de' ? 'en' : 'de';
+    $('lang').textContent = t('switchLang');
+    $('lang').setAttribute('lang', other);
+    const id = api.patient();
+    $('who').textContent = id ? t('signedInAs', { id: id }) : '';
+    if (state.view !== 'wait') document.title = t('brand');
+  }
+
+  function switchLanguage() {
+    state.lang = state.lang === 'de' ? 'en' : 'de';
+    localStorage.setItem('termin.lang', state.lang);
+    applyTexts();
+    renderBooking();
+    renderWait();
+    renderResult();
+    window.TerminMine.render();
+  }
+
+  // --- sign-in ---------------------------------------------------------------
+
+  function start() {
+    $('lang').addEventListener('click', switchLanguage);
+    $('nav-book').addEventListener('click', function () { openBooking(null); });
+    $('nav-mine').addEventListener('click', function () { window.TerminMine.open(); });
+    $('result-mine').addEventListener('click', function () { window.TerminMine.open(); });
+    $('result-again').addEventListener('click', function () { openBooking(null); });
+    $('signout').addEventListener('click', function () { api.signOut(); signedOut(''); });
+    $('signin-form').addEventListener('submit', function (ev) { ev.preventDefault(); trySignIn($('signin-token').value); });
+    $('doctor-form').addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      const id = Number($('doctor-id').value);
+      if (id > 0) chooseDoctor({ id: id, name: '' });
+    });
+    applyTexts();
+    const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+    if (m) {
+      history.replaceState(null, '', location.pathname + location.search);
+      return trySignIn(decodeURIComponent(m[1]));
+    }
+    if (!api.patient()) return signedOut(sessionStorage.getItem('termin.token') ? 'signinExpired' : '');
+    signedIn();
+  }
+
+  function trySignIn(token) {
+    const res = api.signIn(token);
+    if (res === 'ok') return signedIn();
+    signedOut(res === 'expired' ? 'signinExpired' : 'signinBad');
+  }
+
+  function signedOut(why) {
+    state.run++;
+    $('nav').hidden = true;
+    $('signout').hidden = true;
+    applyTexts();
+    hint('signin-why', t(why || 'signinText'));
+    notice('');
+    show('signin');
+  }
+
+  function signedIn() {
+    $('nav').hidden = false;
+    $('signout').hidden = false;
+    $('signin-token').value = '';
+    applyTexts();
+    loadDoctors();
+    const p = api.pending();
+    if (p) {
+      state.doctor = { id: p.doctorId, name: p.doctorName };
+      state.date = p.date;
+      follow(p, true);
+      return;
+    }
+    openBooking(null);
+  }
+
+  // expired answers a 401: the token is dropped, the pending request kept.
+  function expired() {
+    sessionStorage.removeItem('termin.token');
+    signedOut('signinExpired');
+  }
+
+  // --- doctor, day, time -----------------------------------------------------
+
+  // openBooking shows the booking steps; while a request waits for its
+  // decision, the waiting room is shown instead, so that no second intent
+  // (and key) can start beside it.
+  function openBooking(moving) {
+    if (state.wait) return show('wait');
+    state.moving = moving;
+    if (moving) {
+      state.doctor = { id: moving.doctorId, name: moving.doctorName };
+      state.date = clinicDay(new Date(moving.startAt));
+      loadSlots();
+    }
+    notice('');
+    renderBooking();
+    show('book');
+  }
+
+  async function loadDoctors() {
+    const r = await api.call('GET', '/api/doctors');
+    if (r.status === 401) return expired();
+    const list = r.ok && r.body && Array.isArray(r.body.doctors) ? r.body.doctors : null;
+    state.listed = !!(list && list.length);
+    state.doctors = list || [];
+    renderBooking();
+  }
+
+  function chooseDoctor(d) {
+    state.doctor = d;
+    state.date = state.date || clinicDay(new Date());
+    renderBooking();
+    loadSlots();
+    $('day-title').setAttribute('tabindex', '-1');
+    $('day-title').focus();
+  }
+
+  function chooseDay(iso) {
+    state.date = iso;
+    renderBooking();
+    loadSlots();
+  }
+
+  async function loadSlots() {
+    const req = ++state.slotsReq;
+    state.slots = null;
+    state.slotsError = '';
+    renderSlots();
+    const r = await api.call('GET', '/api/doctors/' + state.doctor.id + '/slots?date=' + state.date);
+    if (req !== state.slotsReq) return;
+    if (r.status === 401) return expired();
+    state.slots = r.ok && r.body && Array.isArray(r.body.slots) ? r.body.slots : [];
+    state.slotsError = r.ok ? '' : problemText(r);
+    renderSlots();
+  }
+
+  function renderBooking() {
+    const mv = state.moving;
+    hint('resched-note', mv ? t('reschedFor', { when: whenOf(mv.startAt) }) : '');
+    renderDoctors();
+    $('step-day').hidden = !state.doctor;
+    $('step-slot').hidden = !state.doctor;
+    if (state.doctor) renderDays();
+    renderSlots();
+  }
+
+  function renderDoctors() {
+    const ul = $('doctors');
+    ul.replaceChildren();
+    const d = state.doctor;
+    $('doctor-form').hidden = !!d || state.listed !== false;
+    if (d) {
+      ul.appendChild(el('li', { class: 'chosen' }, [
+        el('span', { class: 'stack' }, [
+          el('span', { class: 'name', text: doctorName(d.id, d.name) }),
+          d.specialty ? el('span', { class: 'sub', text: d.specialty }) : null
+        ]),
+        state.moving ? null : el('button', { type: 'button', class: 'link', text: t('change'), onclick: function () {
+          state.doctor = null; state.slots = null; renderBooking(); $('doctor-title').setAttribute('tabindex', '-1'); $('doctor-title').focus();
+        } })
+      ]));
+      return;
+    }
+    if (state.listed === null) ul.appendChild(el('li', { class: 'hint', text: t('doctorsLoading') }));
+    state.doctors.forEach(function (doc) {
+      ul.appendChild(el('li', {}, [el('button', { type: 'button', class: 'choice', 'data-doctor': doc.id, onclick: function () { chooseDoctor(doc); } }, [
+        el('span', { class: 'name', text: doc.name || t('doctorUnnamed', { id: doc.id }) }),
+        doc.specialty ? el('span', { class: 'sub', text: doc.specialty }) : null
+      ])]));
+    });
+  }
+
+  function renderDays() {
+    const ul = $('days');
+    ul.replaceChildren();
+    const parts = clinicDay(new Date()).split('-').map(Number);
+    for (let i = 0; i < DAYS; i++) {
+      const noon = new Date(Date.UTC(parts[0], parts[1] - 1, parts[2] + i, 12));
+      const iso = noon.toISOString().slice(0, 10);
+      const top = i === 0 ? t('today') : i === 1 ? t('tomorrow') : fmt(noon, { weekday: 'short' }, 'UTC');
+      const b = el('button', { type: 'button', class: 'day', 'data-date': iso, 'aria-pressed': String(iso === state.date),
+        'aria-label': (i < 2 ? top + ', ' : '') + fmt(noon, { weekday: 'long', day: 'numeric', month: 'long' }, 'UTC'),
+        onclick: function () { chooseDay(iso); } }, [
+        el('span', { class: 'dow', text: top }),
+        el('span', { class: 'dom', text: fmt(noon, { day: 'numeric', month: 'numeric' }, 'UTC') })
+      ]);
+      ul.appendChild(el('li', {}, [b]));
+    }
+  }
+
+  function renderSlots() {
+    const ul = $('slots');
+    ul.replaceChildren();
+    if (!state.doctor) return;
+    if (state.slots === null) return hint('slots-state', t('slotsLoading'));
+    hint('slots-state', state.slotsError || (state.slots.length ? '' : t('slotsNone')));
+    state.slots.forEach(function (s) { ul.appendChild(el('li', {}, [slotButton(s, state.doctor)])); });
+  }
+
+  // slotButton is one bookable time; a slot not open yet says when it opens.
+  function slotButton(s, doctor) {
+    const notes = [];
+    if (s.opensAt && new Date(s.opensAt) > new Date()) {
+      const same = clinicDay(new Date(s.opensAt)) === clinicDay(new Date());
+      notes.push(same ? t('slotOpens', { time: timeOf(s.opensAt) }) : t('slotOpensOn', { date: fmt(new Date(s.opensAt), { day: 'numeric', month: 'numeric' }), time: timeOf(s.opensAt) }));
+    }
+    if (s.capacity > 1) notes.push(t('slotPlaces', { n: s.available }));
+    const label = t('slotBook', { time: timeOf(s.startAt) }) + (notes.length ? ' (' + notes.join(', ') + ')' : '');
+    return el('button', { type: 'button', class: 'slot', 'data-slot': s.id, 'aria-label': label, onclick: function (ev) { pick(s, doctor, ev.currentTarget); } }, [
+      el('span', { class: 'time', text: timeOf(s.startAt) }),
+      notes.length ? el('span', { class: 'sub', text: notes.join(' · ') }) : null
+    ]);
+  }
+
+  // --- booking and the waiting room -------------------------------------------
+
+  // pick turns a chosen time into the one pending request of this intent:
+  // choosing the same time again repeats it with the same key.
+  function pick(s, doctor, button) {
+    const mv = state.moving;
+    const p = api.intend({
+      kind: mv ? 'move' : 'book', slotId: s.id, apptId: mv ? mv.id : 0, from: mv ? mv.startAt : '',
+      doctorId: doctor.id, doctorName: doctorName(doctor.id, doctor.name),
+      startAt: s.startAt, endAt: s.endAt, opensAt: s.opensAt || '', date: clinicDay(new Date(s.startAt))
+    });
+    document.querySelectorAll('button.slot').forEach(function (b) { b.disabled = true; });
+    if (button) button.querySelector('.time').textContent = t('sending');
+    follow(p, false);
+  }
+
+  // follow sends the pending request and repeats it, with the same key,
+  // after each Retry-After until it is decided.
+  async function follow(p, resumed) {
+    const run = ++state.run;
+    state.wait = { p: p, first: 0, pos: 0, eta: 0, note: '', next: 0 };
+    if (resumed) enterWait();
+    for (;;) {
+      state.wait.asking = true;
+      renderWait();
+      const r = await api.send(p);
+      if (run !== state.run) return;
+      if (r.status === 401) return expired();
+      if (!retryable(r)) return finish(p, r);
+      waitAnswer(r);
+      await countdown(r.retryAfter, run);
+      if (run !== state.run) return;
+    }
+  }
+
+  function retryable(r) {
+    return r.status === 202 || r.status === 0 || r.status === 429 || r.status === 502 || r.status === 503 || r.status === 504;
+  }
+
+  function waitAnswer(r) {
+    const w = state.wait;
+    w.asking = false;
+    w.eta = r.retryAfter;
+    w.note = r.status === 202 ? '' : r.status === 0 ? 'waitOffline' : 'waitBusy';
+    if (r.status === 202 && r.body && r.body.position > 0) {
+      w.pos = r.body.position;
+      w.first = Math.max(w.first, w.pos);
+    }
+    enterWait();
+  }
+
+  function enterWait() {
+    renderWait();
+    if (state.view !== 'wait') show('wait');
+  }
+
+  async function countdown(secs, run) {
+    for (let n = secs; n > 0 && run === state.run; n--) {
+      state.wait.next = n;
+      renderWait();
+      await sleep(1000);
+    }
+  }
+
+  function etaText(secs) {
+    if (!secs || secs <= 2) return t('waitFew');
+    return secs < 90 ? t('waitSeconds', { n: secs }) : t('waitMinutes', { n: Math.round(secs / 60) });
+  }
+
+  function renderWait() {
+    const w = state.wait;
+    if (!w) return;
+    $('wait-what').textContent = whatText(w.p);
+    $('wait-pos').textContent = w.pos ? String(w.pos) : '–';
+    $('wait-eta').textContent = w.eta ? etaText(w.eta) : '–';
+    const pct = w.first ? Math.round(100 * (w.first - w.pos) / w.first) : 0;
+    $('wait-progress').setAttribute('aria-valuenow', String(pct));
+    $('wait-progress').firstElementChild.style.width = Math.max(pct, 8) + '%';
+    const opening = w.p.opensAt && new Date(w.p.opensAt) > new Date() ? t('waitOpening', { time: timeOf(w.p.opensAt) }) : '';
+    const note = w.note ? t(w.note, { n: w.next || w.eta }) : opening;
+    const next = w.asking ? t('waitAsking') : w.note ? '' : t('waitNext', { n: w.next });
+    $('wait-state').textContent = [note, next].filter(Boolean).join(' ');
+    if (state.view === 'wait') document.title = (w.pos ? '(' + w.pos + ') ' : '') + t('waitTitle');
+  }
+
+  function finish(p, r) {
+    api.settle(p);
+    state.wait = null;
+    state.moving = null;
+    const ok = r.status === 200 || r.status === 201;
+    if (ok) {
+      const a = r.body || {};
+      api.remember({ id: a.id, slotId: a.slotId, doctorId: a.doctorId || p.doctorId, doctorName: p.doctorName,
+        startAt: a.startAt || p.startAt, endAt: a.endAt || p.endAt, status: a.status || 'BOOKED' });
+      if (p.kind === 'move' && a.id !== p.apptId) api.forget(p.apptId);
+    }
+    state.result = { ok: ok, p: p, r: r, alts: null };
+    renderResult();
+    show('result');
+    if (r.code === 'SLOT_FULL') loadAlternatives(state.result);
+  }
+
+  function renderResult() {
+    const res = state.result;
+    if (!res) return;
+    const move = res.p.kind === 'move';
+    $('result-card').className = res.ok ? 'card result ok' : 'card result failed';
+    $('result-title').textContent = res.ok ? t(move ? 'resultMoved' : 'resultBooked') : t('resultFailed');
+    $('result-what').textContent = whatText(res.p);
+    let text = res.ok ? t(move ? 'resultMovedText' : 'resultBookedText') : problemText(res.r);
+    if (!res.ok && move && (res.r.code === 'NOT_FOUND' || res.r.code === 'METHOD_NOT_ALLOWED')) text = t('reschedUnavailable');
+    if (!res.ok && res.r.code === 'SLOT_CLOSED' && res.p.opensAt && new Date(res.p.opensAt) > new Date()) {
+      text += ' ' + t('slotOpens', { time: timeOf(res.p.opensAt) }) + '.';
+    }
+    $('result-text').textContent = text;
+    $('result-text').setAttribute('data-code', res.ok ? '' : res.r.code);
+    $('alts-box').hidden = !res.alts;
+    $('alts-none').hidden = !res.alts || res.alts.length > 0;
+    const ul = $('alts');
+    ul.replaceChildren();
+    (res.alts || []).forEach(function (s) {
+      ul.appendChild(el('li', {}, [slotButton(s, { id: res.p.doctorId, name: res.p.doctorName })]));
+    });
+  }
+
+  // loadAlternatives offers the next free times of the same doctor, from
+  // the full slot's day on, a week at most.
+  async function loadAlternatives(res) {
+    const found = [];
+    const parts = res.p.date.split('-').map(Number);
+    for (let i = 0; i < 7 && found.length < ALTERNATIVES; i++) {
+      const day = new Date(Date.UTC(parts[0], parts[1] - 1, parts[2] + i, 12)).toISOString().slice(0, 10);
+      const r = await api.call('GET', '/api/doctors/' + res.p.doctorId + '/slots?date=' + day);
+      if (!r.ok || !r.body || !Array.isArray(r.body.slots)) break;
+      r.body.slots.forEach(function (s) {
+        if (s.id !== res.p.slotId && new Date(s.startAt) > new Date() && found.length < ALTERNATIVES) found.push(s);
+      });
+    }
+    if (state.result !== res) return;
+    if (res.p.kind === 'move') state.moving = { id: res.p.apptId, startAt: res.p.from, doctorId: res.p.doctorId, doctorName: res.p.doctorName };
+    res.alts = found;
+    renderResult();
+  }
+
+  document.addEventListener('DOMContentLoaded', start);
+
+  return {
+    t: t, $: $, el: el, hint: hint, notice: notice, show: show, sleep: sleep, state: state,
+    whenOf: whenOf, timeOf: timeOf, doctorName: doctorName, problemText: problemText,
+    expired: expired, openBooking: openBooking
+  };
+})();

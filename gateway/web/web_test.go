@@ -1,0 +1,89 @@
+package web_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"termin/gateway/web"
+)
+
+// contractCodes are the problem codes of the contract (shared/CONTRACT.md)
+// and the gateway's own; the page must explain each in both languages.
+var contractCodes = []string{
+	"INVALID_REQUEST", "PAYLOAD_TOO_LARGE", "HEADERS_TOO_LARGE", "MISSING_IDEMPOTENCY_KEY", "INVALID_IDEMPOTENCY_KEY",
+	"SLOT_NOT_FOUND", "SLOT_FULL", "ALREADY_BOOKED", "SLOT_CLOSED", "IDEMPOTENCY_KEY_REUSED",
+	"RATE_LIMITED", "UNAVAILABLE", "APPOINTMENT_NOT_FOUND", "APPOINTMENT_PAST", "HOLD_EXPIRED",
+	"OVERLAPPING_APPOINTMENT", "APPOINTMENT_CANCELLED", "CANCEL_CUTOFF_PASSED", "DOCTOR_NOT_FOUND", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "METHOD_NOT_ALLOWED", "INTERNAL",
+}
+
+func asset(t *testing.T, path string) string {
+	t.Helper()
+	a, ok := web.Lookup(path)
+	if !ok {
+		t.Fatalf("no asset at %s", path)
+	}
+	return string(a.Body)
+}
+
+// texts splits i18n.js into its German and English halves.
+func texts(t *testing.T) (de, en string) {
+	t.Helper()
+	src := asset(t, "/assets/i18n.js")
+	i, j := strings.Index(src, "\n  de: {"), strings.Index(src, "\n  en: {")
+	if i < 0 || j < i {
+		t.Fatal("i18n.js has no de and en blocks")
+	}
+	return src[i:j], src[j:]
+}
+
+func TestEveryProblemCodeHasAMessageInBothLanguages(t *testing.T) {
+	de, en := texts(t)
+	for _, code := range contractCodes {
+		for lang, block := range map[string]string{"de": de, "en": en} {
+			if !strings.Contains(block, "\n      "+code+": '") {
+				t.Errorf("%s has no message for %s", lang, code)
+			}
+		}
+	}
+}
+
+func TestLanguagesHaveTheSameTexts(t *testing.T) {
+	de, en := texts(t)
+	key := regexp.MustCompile(`(?m)^ {4,6}([A-Za-z_]+): `)
+	keys := func(block string) []string {
+		var out []string
+		for _, m := range key.FindAllStringSubmatch(block, -1) {
+			out = append(out, m[1])
+		}
+		slices.Sort(out)
+		return out
+	}
+	if k1, k2 := keys(de), keys(en); !slices.Equal(k1, k2) {
+		t.Errorf("German and English texts differ:\nde %v\nen %v", k1, k2)
+	}
+	page := asset(t, "/")
+	for _, m := range regexp.MustCompile(`data-t(?:-aria)?="([A-Za-z]+)"`).FindAllStringSubmatch(page, -1) {
+		if !strings.Contains(de, "\n    "+m[1]+": ") {
+			t.Errorf("the page names text %q, which i18n.js lacks", m[1])
+		}
+	}
+}
+
+// TestPageHasNoInlineCode: the Content-Security-Policy allows no inline
+// script or style, so the page must not need any.
+func TestPageHasNoInlineCode(t *testing.T) {
+	page := asset(t, "/")
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`<script(?:\s+defer)?>`), regexp.MustCompile(`<style`), regexp.MustCompile(`\sstyle="`),
+		regexp.MustCompile(`\son[a-z]+="`),
+	} {
+		if loc := bad.FindStringIndex(page); loc != nil {
+			t.Errorf("page has inline code at %d: %q", loc[0], page[loc[0]:loc[1]+20])
+		}
+	}
+	if strings.Contains(web.ContentSecurityPolicy, "unsafe") {
+		t.Errorf("policy %q allows unsafe sources", web.ContentSecurityPolicy)
+	}
+}

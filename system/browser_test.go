@@ -1,0 +1,225 @@
+package system_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// pageTimeout bounds each browser step; the machine may be loaded.
+const pageTimeout = 30 * time.Second
+
+// chromium finds the browser the page tests drive: CHROMIUM, else Debian's
+// chromium on PATH. Without one the tests fail saying what to install.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("the browser tests need Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM to its path")
+	return ""
+}
+
+// newBrowser starts a headless Chromium on a fresh profile, stopped when
+// the test ends; every tab opened from it shares its cookies and storage.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "termin-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(dir),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+	}
+	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	browser, stopBrowser := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		stopBrowser()
+		stopAlloc()
+		_ = os.RemoveAll(dir)
+	})
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("start %s: %v", chromium(t), err)
+	}
+	return browser
+}
+
+// tab is one browser tab of a test, the size of a phone.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func openTab(t *testing.T, browser context.Context, url string) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	// The first call opens the tab for the life of its context: no timeout.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	p := &tab{t: t, ctx: ctx}
+	p.run("open "+url, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(1), chromedp.EmulateMobile),
+		awayFromBerlin, chromedp.Navigate(url))
+	return p
+}
+
+// awayFromBerlin puts the browser in New York, so that a time the page shows
+// in Berlin's zone is one it converted, not the device's.
+var awayFromBerlin = chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+	_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/New_York"})
+	return err
+})
+
+// run does browser steps, failing the test with what was on the page.
+func (p *tab) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, pageTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v\npage shows:\n%s", what, err, p.visibleText())
+	}
+}
+
+func (p *tab) visibleText() string {
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ''`))
+	return s
+}
+
+func (p *tab) click(sel string) {
+	p.t.Helper()
+	p.run("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+func (p *tab) text(sel string) string {
+	p.t.Helper()
+	p.run("read "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	return strings.TrimSpace(result(p, "read "+sel, chromedp.Text(chromedp.CSS(sel))))
+}
+
+// result runs one action that returns a value.
+func result[T any](p *tab, what string, a chromedp.Action[T]) T {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, pageTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		p.t.Fatalf("%s: %v\npage shows:\n%s", what, err, p.visibleText())
+	}
+	return v
+}
+
+// eval evaluates a JavaScript expression.
+func eval[T any](p *tab, js string) T {
+	p.t.Helper()
+	return result(p, "evaluate "+js, chromedp.Evaluate[T](js))
+}
+
+// waitFor polls a JavaScript condition until it holds.
+func (p *tab) waitFor(what, cond string) {
+	p.t.Helper()
+	deadline := time.Now().Add(pageTimeout)
+	for {
+		if eval[bool](p, "!!("+cond+")") {
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("waited %v for %s (%s)\npage shows:\n%s", pageTimeout, what, cond, p.visibleText())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// pendingKey is the Idempotency-Key of the booking the page is following,
+// "" when none.
+func (p *tab) pendingKey() string {
+	p.t.Helper()
+	return eval[string](p, `(JSON.parse(sessionStorage.getItem('termin.pending') || '{}').key || '')`)
+}
+
+// spyOnRequests counts the page's booking requests and their keys from now
+// until the next reload.
+func (p *tab) spyOnRequests() {
+	p.t.Helper()
+	eval[bool](p, `(() => {
+	  window.__posts = 0; window.__keys = {};
+	  const real = window.fetch;
+	  window.fetch = function (url, opts) {
+	    if (opts && opts.method === 'POST') { window.__posts++; window.__keys[opts.headers['Idempotency-Key']] = true; }
+	    return real.apply(this, arguments);
+	  };
+	  return true;
+	})()`)
+}
+
+// sent is how many booking requests the page sent since spyOnRequests, and
+// with which keys.
+func (p *tab) sent() (posts int, keys []string) {
+	p.t.Helper()
+	out := eval[struct {
+		Posts int      `json:"posts"`
+		Keys  []string `json:"keys"`
+	}](p, `({posts: window.__posts, keys: Object.keys(window.__keys)})`)
+	return out.Posts, out.Keys
+}
+
+// screenshot saves the viewport as NAME.png into WEB_SCREENSHOTS, when set:
+// how the README's pictures are made.
+func (p *tab) screenshot(name string) {
+	p.t.Helper()
+	dir := os.Getenv("WEB_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png := result(p, "screenshot", chromedp.CaptureScreenshot())
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	fmt.Fprintf(os.Stderr, "screenshot: %s\n", filepath.Join(dir, name+".png"))
+}
+
+// typeInto types text into a field with key events, as a person would.
+func (p *tab) typeInto(sel, text string) {
+	p.t.Helper()
+	p.run("type into "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// waitText waits until the element shows want.
+func (p *tab) waitText(sel, want string) {
+	p.t.Helper()
+	p.waitFor(fmt.Sprintf("%s to show %q", sel, want),
+		fmt.Sprintf(`(document.querySelector(%q) || {}).textContent === %q`, sel, want))
+}
+
+// tabTo presses Tab until the element has the focus, as a keyboard user
+// moves through the page.
+func (p *tab) tabTo(sel string) {
+	p.t.Helper()
+	for range 60 {
+		if eval[bool](p, fmt.Sprintf(`!!document.activeElement && document.activeElement.matches(%q)`, sel)) {
+			return
+		}
+		p.run("press Tab", chromedp.KeyEvent(kb.Tab))
+	}
+	p.t.Fatalf("60 presses of Tab did not reach %s\npage shows:\n%s", sel, p.visibleText())
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"termin/shared/envconf"
+	"termin/system"
+)
+
+// envVar is one line of run.env: a shell variable other shells source to
+// reach this run (the README's curl lines, psql, `make loadtest`).
+type envVar struct{ name, value string }
+
+// runEnv is what run.env holds: GW, the gateway's base URL; DB, the
+// database's URL; BOOKER, the booker's admin URL; TOKEN and ADMIN_TOKEN, the
+// development tokens of the demo patient and of an admin (absent when
+// authentication is disabled).
+func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
+	env := []envVar{
+		{"GW", sys.Gateway.URL()},
+		{"DB", sys.DatabaseURL},
+		{"BOOKER", "http://" + sys.Booker.Addr()},
+	}
+	if dev != nil {
+		env = append(env, envVar{"TOKEN", dev.PatientToken}, envVar{"ADMIN_TOKEN", dev.AdminToken})
+	}
+	return env
+}
+
+// claim writes run.pid into dir: this process is the directory's run,
+// which `make stop` may stop.
+func claim(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "run.pid"), strconv.Itoa(os.Getpid())+"\n", 0o644)
+}
+
+// publish writes run.env into dir, for other shells.
+func publish(dir string, env []envVar) error {
+	var b strings.Builder
+	b.WriteString("# Written by `make run` while it runs; in another shell: . ./.data/run.env\n")
+	for _, v := range env {
+		fmt.Fprintf(&b, "%s=%s\n", v.name, shellQuote(v.value))
+	}
+	// 0600: the file may hold tokens and a database password.
+	return writeAtomic(filepath.Join(dir, "run.env"), b.String(), 0o600)
+}
+
+// writeAtomic writes through a temporary file and a rename, so that a
+// reader never sees half a file.
+func writeAtomic(path, content string, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// unpublish removes what publish wrote, so that nobody reaches for a run
+// that has ended.
+func unpublish(dir string) {
+	os.Remove(filepath.Join(dir, "run.env"))
+	os.Remove(filepath.Join(dir, "run.pid"))
+}
+
+// shellQuote makes s one word for sh, bash and zsh.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// banner is what a person reads first: where the API is, which database
+// the run uses, the tokens, and how to stop it.
+func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntermin is running.\n")
+	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.Gateway.URL())
+	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
+	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
+	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.Gateway.URL(), dev))
+	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.Booker.Addr())
+	if dev != nil {
+		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
+		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)
+	} else {
+		fmt.Fprintf(&b, "  AUTH_DISABLED=1: every caller acts as an admin, no token needed\n")
+	}
+	fmt.Fprintf(&b, "  other shells: . ./.data/run.env   (sets %s)\n", names(env))
+	fmt.Fprintf(&b, "Ctrl-C stops it and everything it started (or `make stop` from another shell).\n\n")
+	return b.String()
+}
+
+func names(env []envVar) string {
+	out := make([]string, len(env))
+	for i, v := range env {
+		out[i] = v.name
+	}
+	return strings.Join(out, ", ")
+}

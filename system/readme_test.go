@@ -1,0 +1,278 @@
+package system_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/migrations/pgtest"
+	"termin/system"
+)
+
+// TestReadmeQuickStart runs the README's own shell lines, as a new user
+// pastes them, against the binary `make run` runs: the quick start (whose
+// answers' statuses its marker names) and the repeatable snippets, twice. It
+// then stops the run with Ctrl-C as a person would: exit status 0, JSON logs,
+// nothing left in .data for other shells to reach for.
+func TestReadmeQuickStart(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick := markedBlock(t, readme, "quickstart")
+	repeatable := markedBlock(t, readme, "repeatable")
+	run := startRun(t, t.TempDir(), map[string]string{"DATABASE_URL": pgtest.URL(t)})
+
+	out := bash(t, run.dir, quick.script)
+	if got := statuses(out); !equal(got, quick.expect) {
+		t.Fatalf("quick start answered %v, want %v (the README's marker); output:\n%s", got, quick.expect, out)
+	}
+	for i := range 2 {
+		if out := bash(t, run.dir, repeatable.script); strings.Contains(out, "ERROR") {
+			t.Fatalf("repeatable snippet, run %d:\n%s", i+1, out)
+		}
+	}
+	run.interrupt(t)
+}
+
+// TestRunRefusesSecondRun: a second run on the first one's gateway address
+// fails and names the variable to change; a second run in the same directory
+// (sharing its cluster and NATS store) is refused, naming the first.
+func TestRunRefusesSecondRun(t *testing.T) {
+	db := pgtest.URL(t)
+	first := startRun(t, t.TempDir(), map[string]string{"DATABASE_URL": db})
+	busy := runCommand(t, t.TempDir(), map[string]string{"DATABASE_URL": db, "GATEWAY_ADDR": strings.TrimPrefix(first.env["GW"], "http://")})
+	if out, err := busy.CombinedOutput(); err == nil || !strings.Contains(string(out), "GATEWAY_ADDR") {
+		t.Fatalf("second run on a busy port: %v\n%s\nwant a failure naming GATEWAY_ADDR", err, out)
+	}
+	same := runCommand(t, first.dir, map[string]string{"DATABASE_URL": db})
+	if out, err := same.CombinedOutput(); err == nil || !strings.Contains(string(out), "already running here") {
+		t.Fatalf("second run in the same directory: %v\n%s\nwant it refused", err, out)
+	}
+	first.interrupt(t)
+}
+
+// block is a README code block under a marker comment.
+type block struct {
+	script string
+	expect []string
+}
+
+// markedBlock finds `<!-- name: … expect 201 200 -->`, the fenced block after
+// it and the closing `<!-- /name -->`.
+func markedBlock(t *testing.T, readme []byte, name string) block {
+	t.Helper()
+	re := regexp.MustCompile("(?s)<!-- " + name + ":([^>]*)-->\\s*```(?:sh|bash)?\\n(.*?)```\\s*<!-- /" + name + " -->")
+	m := re.FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("README.md has no block marked <!-- %s: … --> … <!-- /%s -->", name, name)
+	}
+	var b block
+	b.script = string(m[2])
+	if _, codes, ok := strings.Cut(string(m[1]), "expect "); ok {
+		b.expect = strings.Fields(codes)
+	}
+	return b
+}
+
+// statuses are the HTTP status codes in curl -i output, in order.
+func statuses(out string) []string {
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^HTTP/[0-9.]+ ([0-9]{3})`).FindAllStringSubmatch(out, -1) {
+		got = append(got, m[1])
+	}
+	return got
+}
+
+func equal(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
+
+// bash runs script in dir as a user's bash would, failing on a missing tool.
+func bash(t *testing.T, dir, script string) string {
+	t.Helper()
+	for _, tool := range []string{"bash", "curl", "psql"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the README's lines need %s: install it (Debian/Ubuntu: apt-get install %s)", tool, map[string]string{
+				"bash": "bash", "curl": "curl", "psql": "postgresql-client"}[tool])
+		}
+	}
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv(nil)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// aRun is the run binary started as `make run` starts it, in its own
+// directory (its .data), with ports of its own.
+type aRun struct {
+	cmd      *exec.Cmd
+	dir      string
+	env      map[string]string
+	mu       sync.Mutex
+	stdout   bytes.Buffer
+	stderr   bytes.Buffer
+	finished chan error
+}
+
+var (
+	buildOnce sync.Once
+	runBinary string
+	buildErr  error
+)
+
+// runCommand is the built run command in dir, on free ports, its
+// environment the test's with env over it.
+func runCommand(t *testing.T, dir string, env map[string]string) *exec.Cmd {
+	t.Helper()
+	buildOnce.Do(func() {
+		bin, err := os.MkdirTemp("", "termin-run-")
+		if err == nil {
+			runBinary = filepath.Join(bin, "run")
+			var out []byte
+			out, err = exec.Command("go", "build", "-o", runBinary, "./cmd/run").CombinedOutput()
+			if err != nil {
+				err = fmt.Errorf("%v: %s", err, out)
+			}
+		}
+		buildErr = err
+	})
+	if buildErr != nil {
+		t.Fatalf("build the run command: %v", buildErr)
+	}
+	base := map[string]string{"GATEWAY_ADDR": "127.0.0.1:0", "BOOKER_ADDR": "127.0.0.1:0"}
+	for k, v := range env {
+		base[k] = v
+	}
+	cmd := exec.Command(runBinary)
+	cmd.Dir = dir
+	cmd.Env = cleanEnv(base)
+	return cmd
+}
+
+// cleanEnv is the test's environment without the settings a run reads, with
+// set over it: a developer's own DATABASE_URL or LOG_FORMAT must not leak in.
+func cleanEnv(set map[string]string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "DATABASE_URL", "NATS_URL", "GATEWAY_ADDR", "BOOKER_ADDR", "LOG_FORMAT", "AUTH_SECRET", "AUTH_DISABLED",
+			"GW", "DB", "TOKEN", "ADMIN_TOKEN":
+			continue
+		}
+		out = append(out, kv)
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// startRun starts the run command and waits for its .data/run.env.
+func startRun(t *testing.T, dir string, env map[string]string) *aRun {
+	t.Helper()
+	r := &aRun{cmd: runCommand(t, dir, env), dir: dir, finished: make(chan error, 1)}
+	r.cmd.Stdout, r.cmd.Stderr = &lockedWriter{&r.mu, &r.stdout}, &lockedWriter{&r.mu, &r.stderr}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { r.finished <- r.cmd.Wait() }()
+	t.Cleanup(func() {
+		if r.cmd.ProcessState == nil {
+			_ = r.cmd.Process.Kill()
+			<-r.finished
+		}
+	})
+	err := system.WaitReady(2*time.Minute, func() error {
+		select {
+		case err := <-r.finished:
+			r.finished <- err
+			return fmt.Errorf("run ended: %v", err)
+		default:
+		}
+		r.env = readEnvFile(filepath.Join(dir, ".data", "run.env"))
+		if r.env["GW"] == "" {
+			return fmt.Errorf("no .data/run.env yet")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("make run did not come up: %v\nstdout:\n%s\nstderr:\n%s", err, r.output(&r.stdout), r.output(&r.stderr))
+	}
+	return r
+}
+
+// interrupt stops the run as Ctrl-C does and checks what a person sees.
+func (r *aRun) interrupt(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.finished:
+		if err != nil {
+			t.Errorf("after Ctrl-C the run exited with %v, want status 0\nstderr:\n%s", err, r.output(&r.stderr))
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run did not stop within a minute of Ctrl-C")
+	}
+	banner := r.output(&r.stdout)
+	for _, want := range []string{r.env["GW"], "database:", "Ctrl-C stops it", "make stop"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("first lines lack %q:\n%s", want, banner)
+		}
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.output(&r.stderr)))
+	for sc.Scan() {
+		if !json.Valid(sc.Bytes()) {
+			t.Errorf("log line is not JSON: %s", sc.Text())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, ".data", "run.env")); !os.IsNotExist(err) {
+		t.Errorf(".data/run.env left behind after the run stopped (%v)", err)
+	}
+}
+
+func (r *aRun) output(b *bytes.Buffer) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return b.String()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// readEnvFile reads run.env's NAME='value' lines.
+func readEnvFile(path string) map[string]string {
+	out := map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, value, ok := strings.Cut(line, "="); ok && !strings.HasPrefix(line, "#") {
+			out[name] = strings.Trim(value, "'")
+		}
+	}
+	return out
+}
