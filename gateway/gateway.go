@@ -6,11 +6,17 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
 	"termin/shared"
 )
+
+// ErrUncertain marks a publish that got no answer: the command may be in the
+// stream or not. Published again under the same Msg-Id it is either taken or
+// answered as a duplicate, so the room tries again before giving up.
+var ErrUncertain = errors.New("the queue did not answer; the command may be in it")
 
 // Errors the gateway answers with before or instead of a booker's decision.
 // A booker's refusal arrives as a code on the wire and is answered as an

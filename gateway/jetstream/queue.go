@@ -127,6 +127,9 @@ func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string
 	if err != nil {
 		q.log.Warn("publish refused", "err", err, "request_id", cmd.TraceID, "reply_token", cmd.RequestID,
 			"patient", cmd.PatientID, "key", cmd.IdempotencyKey)
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoStreamResponse) {
+			return nil, fmt.Errorf("%w: %w: %v", gateway.ErrUnavailable, gateway.ErrUncertain, err)
+		}
 		return nil, fmt.Errorf("%w: %v", gateway.ErrUnavailable, err)
 	}
 	return ack, nil
