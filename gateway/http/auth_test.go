@@ -1,10 +1,12 @@
 package http_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"termin/shared/poll"
 )
 
 var secret = []byte("test-secret-of-a-decent-length-32b")
@@ -73,6 +75,24 @@ func TestAuthPatient(t *testing.T) {
 	if n := len(e.books.bookCalls()); n != 1 {
 		t.Errorf("Book called %d times, want 1 (the forbidden one must not reach the queue)", n)
 	}
+}
+
+// A token checked once is remembered, but only until it expires: a token
+// within the leeway after its exp is accepted, and refused once past it, even
+// though the same bytes were accepted a moment before.
+func TestAuthRemembersATokenOnlyUntilItExpires(t *testing.T) {
+	e := newEnv(t, envOptions{secret: secret})
+	soon := time.Now().Add(-29 * time.Second).Unix() // exp just inside the 30 s leeway
+	p77 := map[string]string{"Authorization": "Bearer " + token(t, secret, jwt.MapClaims{"sub": "77", "role": "patient", "exp": soon})}
+	get := req{method: "GET", path: "/api/appointments/5", header: p77}
+	expectStatus(t, e.do(t, get), 200)
+	expectStatus(t, e.do(t, get), 200) // answered from what was checked
+	poll.For(t, 5*time.Second, 50*time.Millisecond, func() error {
+		if r := e.do(t, get); r.status != 401 {
+			return fmt.Errorf("an expired token still answered %d", r.status)
+		}
+		return nil
+	})
 }
 
 func TestAuthAdmin(t *testing.T) {
