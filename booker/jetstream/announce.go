@@ -40,35 +40,37 @@ const DefaultMaxTracked = 100_000
 
 // Booked is the slot's state after a new booking. A full slot's holders come
 // with the booking when the deciding transaction learned them.
-func (a *Announcer) Booked(ctx context.Context, b booker.Booking) shared.SlotState {
-	return shared.SlotState{SlotID: b.SlotID, DoctorID: b.DoctorID,
-		StartAt: b.StartAt.UTC().Format(time.RFC3339), Left: b.Left, Holders: b.Holders}
+func (a *Announcer) Booked(b booker.Booking) shared.SlotState {
+	s := slotState(b.SlotID, b.DoctorID, b.StartAt, b.Left)
+	s.Holders = b.Holders
+	return s
 }
 
 // Cancelled is the slot's state after a cancellation made room.
-func (a *Announcer) Cancelled(ctx context.Context, c booker.Cancellation) shared.SlotState {
-	return shared.SlotState{SlotID: c.SlotID, DoctorID: c.DoctorID,
-		StartAt: c.StartAt.UTC().Format(time.RFC3339), Left: c.Left}
+func (a *Announcer) Cancelled(c booker.Cancellation) shared.SlotState {
+	return slotState(c.SlotID, c.DoctorID, c.StartAt, c.Left)
 }
 
 // Moved is both slots' states after a reschedule: the new one's places
 // after the move (its holders are read by Send when it is full), and the
 // room the move made in the old one.
-func (a *Announcer) Moved(ctx context.Context, r booker.Rescheduling) []shared.SlotState {
-	return []shared.SlotState{
-		{SlotID: r.SlotID, DoctorID: r.DoctorID, StartAt: r.StartAt.UTC().Format(time.RFC3339), Left: r.Left},
-		{SlotID: r.FromSlotID, DoctorID: r.FromDoctorID, StartAt: r.FromStartAt.UTC().Format(time.RFC3339), Left: r.FromLeft},
-	}
+func (a *Announcer) Moved(r booker.Rescheduling) []shared.SlotState {
+	return []shared.SlotState{slotState(r.SlotID, r.DoctorID, r.StartAt, r.Left),
+		slotState(r.FromSlotID, r.FromDoctorID, r.FromStartAt, r.FromLeft)}
 }
 
 // Expired is the state of each slot an expired hold gave a place back to.
 func (a *Announcer) Expired(e booker.Expiry) []shared.SlotState {
 	states := make([]shared.SlotState, 0, len(e.Slots))
 	for _, f := range e.Slots {
-		states = append(states, shared.SlotState{SlotID: f.SlotID, DoctorID: f.DoctorID,
-			StartAt: f.StartAt.UTC().Format(time.RFC3339), Left: f.Left})
+		states = append(states, slotState(f.SlotID, f.DoctorID, f.StartAt, f.Left))
 	}
 	return states
+}
+
+// slotState is one slot's announcement: where it is and the places it has left.
+func slotState(slot, doctor int64, startAt time.Time, left int) shared.SlotState {
+	return shared.SlotState{SlotID: slot, DoctorID: doctor, StartAt: startAt.UTC().Format(time.RFC3339), Left: left}
 }
 
 // Refused re-announces a full slot after a SLOT_FULL decision, at most once per

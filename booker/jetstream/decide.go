@@ -154,15 +154,15 @@ func (w *Worker) announce(ctx context.Context, todo []*entry) {
 			// A longer visit refused as full may have found only a following slot taken.
 			refused[e.cmd.SlotID] = true
 		case e.decision.Code == shared.Cancelled && !e.decision.Replay:
-			states = append(states, w.Announcer.Cancelled(ctx, e.outcome.Cancellation))
+			states = append(states, w.Announcer.Cancelled(e.outcome.Cancellation))
 		case e.decision.Code == shared.Rescheduled && !e.decision.Replay:
-			states = append(states, w.Announcer.Moved(ctx, e.outcome.Rescheduling)...)
+			states = append(states, w.Announcer.Moved(e.outcome.Rescheduling)...)
 		case e.outcome.Confirmation.Expired != nil:
 			states = append(states, w.Announcer.Expired(*e.outcome.Confirmation.Expired)...)
 		}
 	}
 	for _, b := range booked {
-		states = append(states, w.Announcer.Booked(ctx, b))
+		states = append(states, w.Announcer.Booked(b))
 	}
 	for slot := range refused {
 		if _, ok := booked[slot]; ok {
