@@ -10,8 +10,9 @@ import (
 type OpeningSource interface {
 	// Openings lists the distinct opening instants in (from, to].
 	Openings(ctx context.Context, from, to time.Time) ([]time.Time, error)
-	// SlotsOpening lists every slot that opens at the instant.
-	SlotsOpening(ctx context.Context, at time.Time) ([]Slot, error)
+	// SlotsOpening lists the slots that open at the instant with an id above
+	// after: a schedule may add slots to an opening already warmed.
+	SlotsOpening(ctx context.Context, at time.Time, after int64) ([]Slot, error)
 }
 
 // Warmer loads every slot of an opening into the slot cache and the waiting
@@ -27,7 +28,7 @@ type Warmer struct {
 	// Ahead is how far ahead openings are warmed; Every how often it looks.
 	Ahead, Every time.Duration
 	Log          *slog.Logger
-	warmed       map[time.Time]bool
+	warmed       map[time.Time]int64 // opening → highest slot id loaded
 }
 
 // Run warms openings until ctx ends.
@@ -54,7 +55,7 @@ func (w *Warmer) Warm(ctx context.Context) error {
 		return err
 	}
 	if w.warmed == nil {
-		w.warmed = make(map[time.Time]bool)
+		w.warmed = make(map[time.Time]int64)
 	}
 	for at := range w.warmed {
 		if at.Before(now) {
@@ -62,21 +63,30 @@ func (w *Warmer) Warm(ctx context.Context) error {
 		}
 	}
 	for _, at := range ats {
-		if w.warmed[at] {
-			continue
-		}
-		began := time.Now()
-		slots, err := w.Source.SlotsOpening(ctx, at)
-		if err != nil {
+		if err := w.warm(ctx, at); err != nil {
 			return err
 		}
-		// The burst after an opening lasts minutes, its repeats longer: the
-		// slots stay cached as long after the opening as they were warmed before.
-		w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.ttl)))
-		w.Room.Prime(slots, began)
-		w.warmed[at] = true
-		w.Log.Info("opening warmed", "opens_at", at, "slots", len(slots), "took", time.Since(began))
 	}
+	return nil
+}
+
+// warm loads the opening's slots it has not loaded yet: all of them the
+// first time, afterwards only those added since (the index's id order makes
+// asking again nearly free).
+func (w *Warmer) warm(ctx context.Context, at time.Time) error {
+	began := time.Now()
+	slots, err := w.Source.SlotsOpening(ctx, at, w.warmed[at])
+	if err != nil || len(slots) == 0 {
+		return err
+	}
+	// The burst after an opening lasts minutes, its repeats longer: the
+	// slots stay cached as long after the opening as they were warmed before.
+	w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.ttl)))
+	w.Room.Prime(slots, began)
+	for _, s := range slots {
+		w.warmed[at] = max(w.warmed[at], s.ID)
+	}
+	w.Log.Info("opening warmed", "opens_at", at, "slots", len(slots), "took", time.Since(began))
 	return nil
 }
 

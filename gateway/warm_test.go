@@ -38,10 +38,10 @@ func (c *countingSource) Openings(_ context.Context, from, to time.Time) ([]time
 	return ats, nil
 }
 
-func (c *countingSource) SlotsOpening(_ context.Context, at time.Time) ([]gateway.Slot, error) {
+func (c *countingSource) SlotsOpening(_ context.Context, at time.Time, after int64) ([]gateway.Slot, error) {
 	var out []gateway.Slot
 	for _, s := range c.slots {
-		if s.OpensAt.Equal(at) {
+		if s.OpensAt.Equal(at) && s.ID > after {
 			out = append(out, s)
 		}
 	}
@@ -105,5 +105,33 @@ func TestFreshSlotIsReadOnce(t *testing.T) {
 	}
 	if n := src.reads.Load(); n != 1 {
 		t.Errorf("%d reads, want 1", n)
+	}
+}
+
+// Slots added to an opening after it was warmed (a plan put meanwhile, or
+// rows inserted one by one while the warmer looked) are warmed on its next
+// look, not left for their first clicks to read.
+func TestSlotsAddedToAWarmOpeningAreWarmedToo(t *testing.T) {
+	opensAt := time.Now().Add(time.Minute).Truncate(time.Second)
+	src := openingSource(5, opensAt)
+	cache := gateway.NewSlotCache(src, time.Minute, 1000)
+	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
+	w := &gateway.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second, Log: quiet()}
+	if err := w.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(6); id <= 10; id++ {
+		src.slots[id] = gateway.Slot{ID: id, DoctorID: 1, StartAt: opensAt.Add(24 * time.Hour), Capacity: 1, OpensAt: opensAt}
+	}
+	if err := w.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(1); id <= 10; id++ {
+		if _, err := cache.Slot(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := src.reads.Load(); n != 0 {
+		t.Errorf("%d slots read one by one after two looks at the opening, want 0", n)
 	}
 }

@@ -33,12 +33,13 @@ func (r *Reader) Openings(ctx context.Context, from, to time.Time) ([]time.Time,
 	})
 }
 
-// SlotsOpening reads every slot of one opening in one query.
-func (r *Reader) SlotsOpening(ctx context.Context, at time.Time) ([]gateway.Slot, error) {
+// SlotsOpening reads the slots of one opening with an id above after, in one
+// query along ix_time_slot_opening (opens_at, id).
+func (r *Reader) SlotsOpening(ctx context.Context, at time.Time, after int64) ([]gateway.Slot, error) {
 	return retry(ctx, func(ctx context.Context) ([]gateway.Slot, error) {
 		rows, err := r.pool.Query(ctx, `
             SELECT id, doctor_id, start_at, end_at, capacity, booked_count, opens_at
-            FROM time_slot WHERE opens_at = $1 AND opens_at > '-infinity'`, at)
+            FROM time_slot WHERE opens_at = $1 AND opens_at > '-infinity' AND id > $2`, at, after)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: slots opening: %w", err)
 		}
