@@ -71,10 +71,10 @@ func TestRoomsSplitASlotsAdmissions(t *testing.T) {
 	}
 }
 
-func newRoomNamed(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, name string) (*gateway.Room, *slowQueue) {
+func newRoomNamed(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, name string, opts ...gateway.RoomOption) (*gateway.Room, *slowQueue) {
 	tb.Helper()
 	q := &slowQueue{}
-	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), gateway.WithPeerName(name)), q
+	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), append(opts, gateway.WithPeerName(name))...), q
 }
 
 func joinFrom(t testing.TB, room *gateway.Room, slot gateway.Slot, first int64, n int) []*gateway.Ticket {

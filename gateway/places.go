@@ -24,10 +24,19 @@ const CodeReleased shared.Code = "RELEASED"
 // maxNotes bounds the notes waiting for the next exchange tick.
 const maxNotes = 200_000
 
-// remotePlace is a patient's place in an opening held by another gateway.
+// remotePlace is a patient's place in an opening held by another gateway;
+// closed is the code it ended with once told (kept until swept, so that a
+// ticket that read the place from the record just before still learns it).
 type remotePlace struct {
 	origin, key string
 	at          time.Time
+	closed      shared.Code
+}
+
+// heldRemote is another gateway's place in the opening, while it is held.
+func (r *Room) heldRemote(oid openingID) (remotePlace, bool) {
+	rp, ok := r.remote[oid]
+	return rp, ok && rp.closed == ""
 }
 
 // before orders places held at once by two gateways (keys sent to both
@@ -70,13 +79,15 @@ func (r *Room) PeerPlaces(origin string, notes []PlaceNote) {
 			r.remoteClosedLocked(oid, origin, n)
 			continue
 		}
-		if rp, ok := r.remote[oid]; !ok || before(origin, n.Key, rp.origin, rp.key) {
+		if rp, ok := r.remote[oid]; !ok || rp.closed != "" || before(origin, n.Key, rp.origin, rp.key) {
 			if !ok && len(r.remote) >= r.cfg.MaxTickets {
 				continue // bounded like the room's own tickets
 			}
 			r.remote[oid] = remotePlace{origin: origin, key: n.Key, at: now}
 		}
-		if local := r.openings[oid]; local != nil && !local.admitted && before(origin, n.Key, r.name, local.id.key) {
+		// With a place record no two gateways hold a place at once: the
+		// record, not the order of names, decides.
+		if local := r.openings[oid]; r.places == nil && local != nil && !local.admitted && before(origin, n.Key, r.name, local.id.key) {
 			r.withdrawLocked(local, n.Key)
 		}
 	}
@@ -84,22 +95,31 @@ func (r *Room) PeerPlaces(origin string, notes []PlaceNote) {
 
 func (r *Room) remoteClosedLocked(oid openingID, origin string, n PlaceNote) {
 	if rp, ok := r.remote[oid]; ok && rp.origin == origin && rp.key == n.Key {
-		delete(r.remote, oid)
+		rp.closed = n.Code
+		r.remote[oid] = rp
 	}
-	if n.Code == shared.Booked {
-		return // its followers read the booking from the decisions bucket
-	}
+	var still []*Ticket
 	for _, t := range r.following[oid] {
-		if t.remote != n.Key {
-			continue
-		}
-		if n.Code == CodeReleased {
-			r.closeLocked(t, shared.Decision{}, ErrUnavailable) // a repeat lines up afresh
-		} else {
-			r.closeLocked(t, shared.Decision{V: shared.Version, Code: n.Code, SlotID: t.Request.SlotID}, nil)
+		if t.remote != n.Key || !r.closeFollowerLocked(t, n.Code) {
+			still = append(still, t)
 		}
 	}
-	delete(r.following, oid)
+	r.following[oid] = still
+}
+
+// closeFollowerLocked answers a ticket whose followed place ended with code,
+// and reports whether it did: a booked place's followers read the booking
+// from the decisions bucket instead.
+func (r *Room) closeFollowerLocked(t *Ticket, code shared.Code) bool {
+	switch code {
+	case shared.Booked:
+		return false
+	case CodeReleased:
+		r.closeLocked(t, shared.Decision{}, ErrUnavailable) // a repeat lines up afresh
+	default:
+		r.closeLocked(t, shared.Decision{V: shared.Version, Code: code, SlotID: t.Request.SlotID}, nil)
+	}
+	return true
 }
 
 // followLocked makes a ticket for a key whose patient holds its place in
@@ -144,8 +164,8 @@ func (r *Room) sweepRemoteLocked(now time.Time) {
 			delete(r.remote, oid)
 		}
 	}
-	for oid := range r.following {
-		if _, held := r.remote[oid]; !held {
+	for oid, ts := range r.following {
+		if _, known := r.remote[oid]; !known || len(ts) == 0 {
 			delete(r.following, oid)
 		}
 	}

@@ -90,6 +90,9 @@ type Room struct {
 	remote    map[openingID]remotePlace
 	following map[openingID][]*Ticket
 	notes     []PlaceNote
+	// places, when set, decides across gateways which key holds a place.
+	places      PlaceRecord
+	placesSince time.Time
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	inflight int
@@ -127,6 +130,7 @@ func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger
 	for _, o := range opts {
 		o(r)
 	}
+	r.placesSince = r.now()
 	return r
 }
 
@@ -138,12 +142,15 @@ func (r *Room) Join(ctx context.Context, slot Slot, req BookRequest) (*Ticket, e
 		r.mu.Lock()
 		if t := r.tickets[id]; t != nil {
 			r.mu.Unlock()
-			return t, nil
+			return settled(ctx, t)
 		}
 		if ln := r.currentLine(slot.ID); ln != nil {
 			t, err := r.enterLocked(ln, slot, req, id)
 			r.mu.Unlock()
-			return t, err
+			if err != nil {
+				return nil, err
+			}
+			return settled(ctx, t)
 		}
 		r.mu.Unlock()
 		if err := r.learn(ctx, slot.ID); err != nil {
@@ -169,7 +176,7 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 		r.tickets[id] = held
 		return held, nil
 	}
-	if rp, ok := r.remote[oid]; inOpen && ok {
+	if rp, ok := r.heldRemote(oid); inOpen && ok {
 		return r.followLocked(ln, req, id, slot.DoctorID, oid, rp), nil
 	}
 	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
@@ -177,8 +184,21 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 	r.tickets[id] = t
 	if inOpen {
 		r.openings[oid] = t
+		if r.places != nil {
+			t.claiming = make(chan struct{})
+			go r.claim(t) // lined up once the gateways' record gives it the place
+			return t, nil
+		}
 		r.noteLocked(t, "")
 	}
+	r.lineUpLocked(ln, t)
+	return t, nil
+}
+
+// lineUpLocked puts a ticket holding its place at the end of its line, or of
+// the line's pre-queue before the opening.
+func (r *Room) lineUpLocked(ln *line, t *Ticket) {
+	now := r.now()
 	if now.Before(ln.opensAt) {
 		t.pre = true
 		ln.pre = append(ln.pre, t)
@@ -191,7 +211,6 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 	}
 	r.touchLocked(ln)
 	r.admitLocked(ln)
-	return t, nil
 }
 
 // currentLine returns the slot's line if the room knows its places: it
@@ -398,6 +417,7 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 			code = CodeReleased
 		}
 		r.noteLocked(t, code)
+		r.unclaimLocked(t, err)
 	}
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again

@@ -34,10 +34,14 @@ type Ticket struct {
 	// ticket follows; withdrawn marks a waiting ticket given up for it.
 	remote    string
 	withdrawn bool
-	Request   BookRequest
-	DoctorID  int64
-	admitted  bool
-	pre       bool
+	// claiming, while its place's claim is in flight, is open; claim is the
+	// place's revision in the gateways' record once it won.
+	claiming chan struct{}
+	claim    uint64
+	Request  BookRequest
+	DoctorID int64
+	admitted bool
+	pre      bool
 	// seq is the ticket's place in its line's waiting list counted from the
 	// line's first waiter ever: its position is seq minus the line's count of
 	// admissions, found without a scan of the line.

@@ -126,3 +126,56 @@ func TestOnePlaceAcrossTwoGateways(t *testing.T) {
 		t.Errorf("patient 9 holds %d appointments in one opening, want 1", n)
 	}
 }
+
+// TestKeysAtTwoGatewaysAtOnceHoldOnePlace: a patient's two keys on two slots
+// of one opening (opened a minute ago, so a place is admitted at once) reach
+// two gateways at the same instant, for many patients at once: each patient
+// ends with one appointment, and both keys name it.
+func TestKeysAtTwoGatewaysAtOnceHoldOnePlace(t *testing.T) {
+	s := newStack(t)
+	gws := []*gatewayapp.App{s.gateway, s.startGateway()}
+	opened := time.Now().Add(-time.Minute).Truncate(time.Microsecond)
+	slots := []int64{s.slot(42, opened.Add(24*time.Hour), 1000), s.slot(42, opened.Add(25*time.Hour), 1000)}
+	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opened, slots); err != nil {
+		t.Fatal(err)
+	}
+	const patients = 60
+	keys := []string{"at-one", "at-other"}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for p := int64(1); p <= patients; p++ {
+		for g, gw := range gws {
+			wg.Go(func() {
+				<-start
+				_, _ = s.doAt(gw, "POST", "/api/appointments", keys[g], bookBody(slots[g], p))
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for p := int64(1); p <= patients; p++ {
+		var ids [2]float64
+		poll.For(t, 20*time.Second, 100*time.Millisecond, func() error {
+			for g, gw := range gws {
+				a, err := s.doAt(gw, "POST", "/api/appointments", keys[g], bookBody(slots[g], p))
+				switch {
+				case err != nil:
+					return err
+				case a.status != http.StatusOK && a.status != http.StatusCreated:
+					return fmt.Errorf("patient %d's key %s: %d %v", p, keys[g], a.status, a.body)
+				}
+				ids[g], _ = a.body["id"].(float64)
+			}
+			return nil
+		})
+		if ids[0] != ids[1] {
+			t.Errorf("patient %d's keys name appointments %v and %v, want one", p, ids[0], ids[1])
+		}
+	}
+	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = ANY($1) GROUP BY patient_id ORDER BY 1 DESC LIMIT 1`, slots); n != 1 {
+		t.Errorf("a patient holds %d appointments in one opening, want 1", n)
+	}
+	if n := s.queryInt(`SELECT count(DISTINCT patient_id) FROM appointment WHERE slot_id = ANY($1)`, slots); n != patients {
+		t.Errorf("%d patients booked, want all %d", n, patients)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"termin/booker/jetstream"
+	gwjetstream "termin/gateway/jetstream"
 	"termin/shared"
 )
 
@@ -35,6 +36,8 @@ type Permissions struct {
 func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissions {
 	bucket := ns.Name(shared.DecisionsBucket)
 	kv := "KV_" + bucket
+	places := ns.Name(gwjetstream.PlacesBucket)
+	placesKV := "KV_" + places
 	return map[string]Permissions{
 		GatewayUser: {
 			Publish: []string{
@@ -44,6 +47,8 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 				"$JS.API.DIRECT.GET." + kv, "$JS.API.DIRECT.GET." + kv + ".>", "$JS.API.STREAM.MSG.GET." + kv,
 				"$JS.API.CONSUMER.CREATE." + kv, "$JS.API.CONSUMER.CREATE." + kv + ".>",
 				"$JS.API.CONSUMER.DELETE." + kv + ".>", "$JS.API.CONSUMER.INFO." + kv + ".>", "$JS.FC." + kv + ".>",
+				"$JS.API.STREAM.CREATE." + placesKV, "$JS.API.STREAM.INFO." + placesKV,
+				"$JS.API.DIRECT.GET." + placesKV + ".>", "$KV." + places + ".>",
 			},
 			Subscribe: []string{"_INBOX.>", ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("gateway.attempts"), ns.Subject("gateway.lines"), ns.Subject("gateway.places")},
 		},

@@ -17,8 +17,14 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 	a.stop = stop
 	slots := gateway.NewSlotCache(reads, time.Minute, 100_000)
 	a.slots = slots
+	// A place outlives its pre-queue window by its wait in line.
+	places, err := a.queue.Places(ctx, a.cfg.Room.PreWindow+20*time.Minute)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
 	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger,
-		gateway.WithPeerName(a.queue.ID()))
+		gateway.WithPeerName(a.queue.ID()), gateway.WithPlaceRecord(places))
 	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: room,
 		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
 		Metrics: gateway.NewFrontMetrics(reg, room)}

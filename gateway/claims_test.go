@@ -1,0 +1,224 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/gateway"
+	"termin/shared"
+	"termin/shared/poll"
+)
+
+// memPlaces is the gateways' record of places in memory: one lock makes each
+// operation atomic, as the KV bucket's compare-and-set does.
+type memPlaces struct {
+	mu      sync.Mutex
+	rev     uint64
+	places  map[[3]int64]gateway.Place
+	decided map[string]bool // patient.key
+}
+
+func newMemPlaces() *memPlaces {
+	return &memPlaces{places: map[[3]int64]gateway.Place{}, decided: map[string]bool{}}
+}
+
+func placeOf(p gateway.Place) [3]int64 { return [3]int64{p.Doctor, p.OpensAt, p.Patient} }
+
+func (m *memPlaces) Claim(_ context.Context, p gateway.Place) (gateway.Place, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if held, ok := m.places[placeOf(p)]; ok {
+		return held, nil
+	}
+	m.rev++
+	p.Rev = m.rev
+	m.places[placeOf(p)] = p
+	return p, nil
+}
+
+func (m *memPlaces) Replace(ctx context.Context, p gateway.Place, rev uint64) (gateway.Place, error) {
+	m.mu.Lock()
+	if held, ok := m.places[placeOf(p)]; ok && held.Rev == rev {
+		m.rev++
+		p.Rev = m.rev
+		m.places[placeOf(p)] = p
+		m.mu.Unlock()
+		return p, nil
+	}
+	m.mu.Unlock()
+	return m.Claim(ctx, p)
+}
+
+func (m *memPlaces) Release(_ context.Context, p gateway.Place) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if held, ok := m.places[placeOf(p)]; ok && held.Rev == p.Rev {
+		delete(m.places, placeOf(p))
+	}
+	return nil
+}
+
+func (m *memPlaces) Decided(_ context.Context, p gateway.Place) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.decided[fmt.Sprint(p.Patient, ".", p.Key)], nil
+}
+
+func (m *memPlaces) holder(patient int64) (gateway.Place, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, p := range m.places {
+		if k[2] == patient {
+			return p, true
+		}
+	}
+	return gateway.Place{}, false
+}
+
+// TestKeysAtTwoRoomsAtOnceHoldOnePlace: a patient's two keys reach two
+// gateways at the same instant, in an opening that has opened (so a place is
+// admitted at once), for many patients at once: each patient's keys hold one
+// place, the other follows it, and one command per patient reaches the queue.
+func TestKeysAtTwoRoomsAtOnceHoldOnePlace(t *testing.T) {
+	opened := time.Now().Add(-time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opened.Add(24 * time.Hour), Capacity: 1000, OpensAt: opened}
+	record := newMemPlaces()
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 1000
+	a, qa := newRoomNamed(t, slot, cfg, "a", gateway.WithPlaceRecord(record))
+	b, qb := newRoomNamed(t, slot, cfg, "b", gateway.WithPlaceRecord(record))
+	rooms := []*gateway.Room{a, b}
+	const patients = 200
+	tickets := make([][2]*gateway.Ticket, patients)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for p := range patients {
+		for g, room := range rooms {
+			wg.Go(func() {
+				<-start
+				tk, err := room.Join(context.Background(), slot,
+					gateway.BookRequest{SlotID: 1, PatientID: int64(p), IdempotencyKey: fmt.Sprint("key-", g)})
+				if err != nil {
+					t.Errorf("patient %d at room %d: %v", p, g, err)
+				}
+				tickets[p][g] = tk
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for p, ts := range tickets {
+		held, ok := record.holder(int64(p))
+		if !ok || ts[0] == nil || ts[1] == nil {
+			t.Fatalf("patient %d: no place recorded (%v) or a key without a ticket", p, ok)
+		}
+		places := 0
+		for g, tk := range ts {
+			switch tk.Following() {
+			case "":
+				places++
+				if want := fmt.Sprint("key-", g); held.Key != want {
+					t.Errorf("patient %d holds a place with %s at room %d, but the record names %s", p, want, g, held.Key)
+				}
+			case held.Key:
+			default:
+				t.Errorf("patient %d's key at room %d follows %q, want the recorded %q", p, g, tk.Following(), held.Key)
+			}
+		}
+		if places != 1 {
+			t.Errorf("patient %d holds %d places, want 1", p, places)
+		}
+	}
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error { // admission is asynchronous
+		if n := qa.count() + qb.count(); n != patients {
+			return fmt.Errorf("%d commands reached the queue for %d patients, want one each", n, patients)
+		}
+		return nil
+	})
+}
+
+// TestAPlaceThatIsOverIsClaimedAgain: a patient's new key takes the place
+// again when the recorded one is over — refused here, decided by the booker,
+// or held by a gateway gone silent — and follows it while it is held.
+func TestAPlaceThatIsOverIsClaimedAgain(t *testing.T) {
+	opened := time.Now().Add(-time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opened.Add(24 * time.Hour), Capacity: 5, OpensAt: opened}
+	nothing := func(*memPlaces, gateway.Place) {}
+	cases := []struct {
+		name   string
+		setup  func(*memPlaces, gateway.Place) // the holder's place, as recorded
+		silent time.Duration                   // since b last heard a
+		over   bool
+	}{
+		{"held by a live gateway", nothing, 0, false},
+		{"held by a gateway silent for 5 s", nothing, 5 * time.Second, false},
+		{"held by a gateway gone silent", nothing, 11 * time.Second, true},
+		{"decided by the booker", func(m *memPlaces, p gateway.Place) { m.decided[fmt.Sprint(p.Patient, ".", p.Key)] = true }, 0, true},
+		{"released", func(m *memPlaces, p gateway.Place) { _ = m.Release(context.Background(), p) }, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			record := newMemPlaces()
+			clk := &clock{t: time.Now()}
+			holder, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
+			room, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record), gateway.WithClock(clk.now))
+			clk.advance(3 * time.Second)                               // b has listened long enough to know every live gateway
+			exchange(map[string]*gateway.Room{"a": holder, "b": room}) // b hears a: a is live
+			first, err := holder.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "x"})
+			if err != nil || first.Following() != "" {
+				t.Fatalf("the first key: %v, following %q", err, first.Following())
+			}
+			p, _ := record.holder(7)
+			c.setup(record, p)
+			clk.advance(c.silent)
+			later, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "y"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := later.Following() == ""; got != c.over {
+				t.Errorf("a later key at another gateway takes the place: %v, want %v (follows %q)", got, c.over, later.Following())
+			}
+		})
+	}
+}
+
+// TestARefusedPlaceIsReleased: a place refused without reaching the booker
+// (its slot filled while it waited) leaves the record, so that the patient's
+// next key claims afresh; the follower at the other gateway gets the refusal.
+func TestARefusedPlaceIsReleased(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
+	record := newMemPlaces()
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
+	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record))
+	exchange(map[string]*gateway.Room{"a": a, "b": b})
+	join := func(r *gateway.Room, key string) *gateway.Ticket {
+		t.Helper()
+		tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	join(a, "x")
+	follower := join(b, "y")
+	a.SlotState(shared.SlotState{SlotID: 1, Left: 0}) // fills: a refuses its pre-queue
+	b.PeerPlaces("a", a.Places(nil))
+	if d, _ := follower.Decision(); d.Code != shared.CodeSlotFull {
+		t.Errorf("the follower got %q, want its place's SLOT_FULL", d.Code)
+	}
+	waitReleased(t, record, 7)
+}
+
+func waitReleased(t *testing.T, m *memPlaces, patient int64) {
+	t.Helper()
+	poll.For(t, 5*time.Second, time.Millisecond, func() error {
+		if p, held := m.holder(patient); held {
+			return fmt.Errorf("patient %d's refused place %s is still recorded", patient, p.Key)
+		}
+		return nil
+	})
+}

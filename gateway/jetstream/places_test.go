@@ -1,0 +1,98 @@
+package jetstream_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/gateway"
+	"termin/gateway/jetstream"
+	"termin/shared"
+)
+
+func places(t *testing.T, b *bus) *jetstream.Places {
+	t.Helper()
+	p, err := b.gateway().Places(t.Context(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestPlacesAreClaimedOnceAcrossGateways: two gateways claim the places of
+// many patients at the same instant; for each, exactly one claim wins and
+// the other reads the winner.
+func TestPlacesAreClaimedOnceAcrossGateways(t *testing.T) {
+	b := newBus(t)
+	rec := []*jetstream.Places{places(t, b), places(t, b)} // the second binds the first's bucket
+	const patients = 100
+	got := make([][2]gateway.Place, patients)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for p := range patients {
+		for g, r := range rec {
+			wg.Go(func() {
+				<-start
+				want := gateway.Place{Patient: int64(p + 1), Doctor: 42, OpensAt: 1_700_000_000_000_000,
+					Gateway: fmt.Sprint("gw", g), Key: fmt.Sprint("k", g)}
+				var err error
+				if got[p][g], err = r.Claim(context.Background(), want); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for p, pair := range got {
+		if pair[0] != pair[1] || pair[0].Rev == 0 {
+			t.Errorf("patient %d: the gateways read %+v and %+v, want one place", p+1, pair[0], pair[1])
+		}
+	}
+}
+
+// TestPlacesChangeHandsOnlyAtTheirRevision: a replacement or release at the
+// revision read takes effect; at an older one it leaves the holder be; a
+// released place is claimed afresh; Decided reads the decisions bucket.
+func TestPlacesChangeHandsOnlyAtTheirRevision(t *testing.T) {
+	b := newBus(t)
+	rec := places(t, b)
+	ctx := t.Context()
+	at := func(gw, key string) gateway.Place {
+		return gateway.Place{Patient: 7, Doctor: 42, OpensAt: -5, Gateway: gw, Key: key}
+	}
+	first, err := rec.Claim(ctx, at("a", "x"))
+	check := func(what string, got gateway.Place, err error, gw, key string) gateway.Place {
+		t.Helper()
+		if err != nil || got.Gateway != gw || got.Key != key {
+			t.Errorf("%s: %+v, %v; want held by %s with %s", what, got, err, gw, key)
+		}
+		return got
+	}
+	check("first claim", first, err, "a", "x")
+	second, err := rec.Replace(ctx, at("b", "y"), first.Rev)
+	check("replaced at its revision", second, err, "b", "y")
+	stale, err := rec.Replace(ctx, at("c", "z"), first.Rev)
+	check("replaced at an older revision", stale, err, "b", "y")
+	if err := rec.Release(ctx, first); err != nil {
+		t.Errorf("release at an older revision: %v, want nothing done", err)
+	}
+	held, err := rec.Claim(ctx, at("c", "z"))
+	check("claim after an old release", held, err, "b", "y")
+	if err := rec.Release(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	again, err := rec.Claim(ctx, at("c", "z"))
+	check("claim after the holder's release", again, err, "c", "z")
+	if d, err := rec.Decided(ctx, again); d || err != nil {
+		t.Errorf("an undecided key is decided: %v %v", d, err)
+	}
+	if _, err := b.kv.Create(ctx, shared.DecisionKey(7, "z"), []byte(`{"code":"BOOKED"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := rec.Decided(ctx, again); !d || err != nil {
+		t.Errorf("a decided key is not decided: %v %v", d, err)
+	}
+}
