@@ -2,15 +2,14 @@ package loadtest
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // ScenarioFairness measures who wins an opening: one-click patients beside
@@ -18,45 +17,73 @@ import (
 // Retry-After, and rotate keys within the per-patient limit.
 const ScenarioFairness = "fairness"
 
-// FairnessOptions shape the fairness scenario. Defaults follow the
-// measurement in the issue: 40 capacity-1 slots of one doctor opening 4 s
-// ahead, 1,000 one-click patients clicking from 3 s before to 1 s after,
-// 20 bot accounts of 20 connections each starting 3 s before.
+// FairnessOptions shape the fairness scenario: Waves × Doctors openings of
+// Slots capacity-1 slots each, every opening wanted by Patients one-click
+// patients and Bots bot accounts. Both classes click at an instant drawn
+// alike from Before the opening to After it, so that only what a bot does
+// differently (connections, repeats, keys) can change its chance.
 type FairnessOptions struct {
+	// GatewayURL may list several gateways, comma-separated: each request
+	// goes to one of them at random, as a load balancer spreads them.
 	GatewayURL, DatabaseURL, AuthToken string
 	Seed                               int64
 	Zone                               *time.Location
-	Slots, Patients, Bots, BotConns    int
-	OpensIn                            time.Duration
-	// Limit and Window are the gateway's per-patient limit, which bots keep to.
-	Limit  int
-	Window time.Duration
-	// Until is how long after the opening clients keep repeating.
+	// Doctors open at once in each wave; Slots, Patients and Bots are per
+	// doctor; BotConns per bot account.
+	Doctors, Slots, Patients, Bots, BotConns, Waves int
+	// OpensIn is the first wave's opening after seeding begins; WaveGap
+	// separates the waves' openings.
+	OpensIn, WaveGap time.Duration
+	// Before and After bound the first click of every account around its
+	// opening.
+	Before, After time.Duration
+	// BotPause is a bot connection's pause between repeats (it ignores
+	// Retry-After).
+	BotPause time.Duration
+	// Limit and Window are the gateway's per-patient limit, which bots keep
+	// to; BotKeys (at most Limit, 0 = Limit) is how many keys a bot makes
+	// per Window: 1 keeps it from trying another slot after a refusal.
+	Limit, BotKeys int
+	Window         time.Duration
+	// Alternatives makes every account name all of its doctor's slots
+	// ("slotIds", its chosen one first) instead of one.
+	Alternatives bool
+	// Until is how long after its opening a wave's clients keep repeating.
 	Until time.Duration
-	Out   io.Writer
 }
 
-// WithDefaults fills the zero fields.
+// WithDefaults fills the zero fields: 12 waves, 8 s apart, of 100 doctors ×
+// 4 slots, each doctor wanted by 8 one-click patients and 8 bot accounts of
+// 10 connections (four accounts per place), clicks from 3 s before to 1 s
+// after the opening: 9,600 accounts per class, enough for the ratio's 95 %
+// interval to be about ±5 %.
 func (o FairnessOptions) WithDefaults() FairnessOptions {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
 		}
 	}
-	def(&o.Slots, 40)
-	def(&o.Patients, 1000)
-	def(&o.Bots, 20)
-	def(&o.BotConns, 20)
+	def(&o.Doctors, 100)
+	def(&o.Slots, 4)
+	def(&o.Patients, 8)
+	def(&o.Bots, 8)
+	def(&o.BotConns, 10)
+	def(&o.Waves, 12)
 	def(&o.Limit, 5)
-	if o.OpensIn == 0 {
-		o.OpensIn = 4 * time.Second
+	def(&o.BotKeys, o.Limit)
+	o.BotKeys = min(o.BotKeys, o.Limit)
+	dur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
 	}
-	if o.Window == 0 {
-		o.Window = 10 * time.Second
-	}
-	if o.Until == 0 {
-		o.Until = 20 * time.Second
-	}
+	dur(&o.OpensIn, 6*time.Second)
+	dur(&o.WaveGap, 8*time.Second)
+	dur(&o.Before, 3*time.Second)
+	dur(&o.After, time.Second)
+	dur(&o.BotPause, 50*time.Millisecond)
+	dur(&o.Window, 10*time.Second)
+	dur(&o.Until, 5*time.Second)
 	if o.Zone == nil {
 		o.Zone = time.UTC
 	}
@@ -66,48 +93,19 @@ func (o FairnessOptions) WithDefaults() FairnessOptions {
 	return o
 }
 
-// ClassResult is one class of accounts' outcome.
-type ClassResult struct {
-	Name              string
-	Accounts, Winners int
-	Requests          int64
+// account is one patient of the run: its class, its doctor's slots, when it
+// first clicks and when it gives up.
+type account struct {
+	patient  int64
+	bot      bool
+	slots    []int64
+	at, end  time.Time
+	early    bool // clicked before the opening
+	seedRand uint64
 }
 
-// WinRate is the share of the class's accounts that booked.
-func (c ClassResult) WinRate() float64 { return float64(c.Winners) / float64(max(c.Accounts, 1)) }
-
-// FairnessReport is the scenario's result: per class, and the one-click
-// patients' chance relative to a bot account's.
-type FairnessReport struct {
-	Classes []ClassResult
-	Places  int
-}
-
-// Ratio is a one-click patient's win rate over a bot account's (1 is fair).
-func (r FairnessReport) Ratio() float64 {
-	return r.Classes[0].WinRate() / math.Max(r.Classes[1].WinRate(), 1e-9)
-}
-
-// WriteText prints the report.
-func (r FairnessReport) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "fairness: %d places\n%-20s %9s %9s %9s %10s\n", r.Places, "class", "accounts", "booked", "win rate", "requests")
-	for i, c := range r.Classes {
-		requests := fmt.Sprint(c.Requests)
-		if i >= 2 {
-			requests = "" // a split of the one-click patients
-		}
-		fmt.Fprintf(w, "%-20s %9d %9d %8.1f%% %10s\n", c.Name, c.Accounts, c.Winners, 100*c.WinRate(), requests)
-	}
-	if r.Classes[1].Winners == 0 {
-		fmt.Fprintln(w, "one-click / bot win rate: no bot account booked")
-		return
-	}
-	fmt.Fprintf(w, "one-click / bot win rate: %.2f (1.00 is fair); clicked before the opening / bot: %.2f\n",
-		r.Ratio(), r.Classes[2].WinRate()/r.Classes[1].WinRate())
-}
-
-// RunFairness seeds one doctor's opening, runs both classes against it and
-// reads who booked from the database.
+// RunFairness seeds the openings, runs both classes against them and reads
+// who booked from the database.
 func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error) {
 	o = o.WithDefaults()
 	pool, err := openPool(ctx, o.DatabaseURL, 4)
@@ -116,213 +114,75 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 	}
 	defer pool.Close()
 	id := newIDs(o.Seed)
-	opens := time.Now().Add(o.OpensIn).Truncate(time.Millisecond)
-	slots, err := seedSlots(ctx, pool, id, o.Zone, []grid{{doctors: 1, days: 1, perDay: o.Slots, capacity: fixed(1), opens: opens}}, io.Discard)
+	first := time.Now().Add(o.OpensIn).Truncate(time.Millisecond)
+	var grids []grid
+	for w := range o.Waves {
+		grids = append(grids, grid{firstDoctor: w * o.Doctors, doctors: o.Doctors, days: 1, perDay: o.Slots,
+			capacity: fixed(1), opens: first.Add(time.Duration(w) * o.WaveGap)})
+	}
+	slots, err := seedSlots(ctx, pool, id, o.Zone, grids, io.Discard)
 	if err != nil {
 		return FairnessReport{}, err
 	}
+	accounts := o.accounts(id, slots, first)
+	f := &fairRun{o: o, urls: strings.Split(o.GatewayURL, ","), http: &http.Client{Timeout: 10 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: o.Doctors*o.Bots*o.BotConns + 1024}}}
+	var wg sync.WaitGroup
+	for _, a := range accounts {
+		wg.Go(func() { f.client(ctx, a) })
+	}
+	wg.Wait()
+	booked, err := bookedPerPatient(ctx, pool, slots)
+	if err != nil {
+		return FairnessReport{}, err
+	}
+	return f.report(accounts, booked, len(slots)), nil
+}
+
+// accounts deals the run's patients to the openings: per doctor first its
+// one-click patients, then its bots, each with a first click drawn from the
+// same window around its wave's opening.
+func (o FairnessOptions) accounts(id ids, slots []slot, first time.Time) []account {
+	rng := rand.New(rand.NewPCG(uint64(o.Seed), 16))
+	byDoctor := map[int64][]int64{}
+	for _, s := range slots {
+		byDoctor[s.Doctor] = append(byDoctor[s.Doctor], s.ID)
+	}
+	var out []account
+	for w := range o.Waves {
+		opens := first.Add(time.Duration(w) * o.WaveGap)
+		for d := range o.Doctors {
+			mine := byDoctor[id.doctor(w*o.Doctors+d)]
+			for k := range o.Patients + o.Bots {
+				at := opens.Add(-o.Before + time.Duration(rng.Int64N(int64(o.Before+o.After))))
+				out = append(out, account{patient: id.patient(len(out)), bot: k >= o.Patients, slots: mine,
+					at: at, end: opens.Add(o.Until), early: at.Before(opens), seedRand: rng.Uint64()})
+			}
+		}
+	}
+	return out
+}
+
+// bookedPerPatient counts the appointments each patient holds in the slots.
+func bookedPerPatient(ctx context.Context, pool *pgxpool.Pool, slots []slot) (map[int64]int, error) {
 	ids := make([]int64, len(slots))
 	for i, s := range slots {
 		ids[i] = s.ID
 	}
-	f := &fairRun{o: o, id: id, slots: ids, opens: opens, end: opens.Add(o.Until),
-		http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: o.Bots*o.BotConns + 256}}}
-	patients, bots := f.run(ctx)
-	won := map[int64]bool{}
-	rows, err := pool.Query(ctx, `SELECT DISTINCT patient_id FROM appointment WHERE slot_id = ANY($1) AND status = 'BOOKED'`, ids)
+	rows, err := pool.Query(ctx, `SELECT patient_id, count(*) FROM appointment
+		WHERE slot_id = ANY($1) AND status = 'BOOKED' GROUP BY patient_id`, ids)
 	if err != nil {
-		return FairnessReport{}, err
+		return nil, err
 	}
+	defer rows.Close()
+	out := map[int64]int{}
 	for rows.Next() {
 		var p int64
-		if err := rows.Scan(&p); err != nil {
-			return FairnessReport{}, err
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, err
 		}
-		won[p] = true
+		out[p] = n
 	}
-	rows.Close()
-	rep := FairnessReport{Places: len(ids), Classes: []ClassResult{
-		{Name: "one-click patients", Accounts: o.Patients, Requests: patients},
-		{Name: "bot accounts", Accounts: o.Bots, Requests: bots},
-		{Name: "  clicked before", Accounts: f.early},
-		{Name: "  clicked after", Accounts: o.Patients - f.early}}}
-	for p := range won {
-		c := f.class(p)
-		rep.Classes[c].Winners++
-		if c == 0 && f.clickedEarly[p] {
-			rep.Classes[2].Winners++
-		} else if c == 0 {
-			rep.Classes[3].Winners++
-		}
-	}
-	return rep, rows.Err()
-}
-
-type fairRun struct {
-	o           FairnessOptions
-	id          ids
-	slots       []int64
-	opens, end  time.Time
-	http        *http.Client
-	mu          sync.Mutex
-	patientReqs int64
-	botReqs     int64
-	// clickedEarly marks the one-click patients who clicked before the
-	// opening (in the pre-queue); early counts them.
-	clickedEarly map[int64]bool
-	early        int
-}
-
-// class is 0 for a one-click patient, 1 for a bot account.
-func (f *fairRun) class(p int64) int {
-	if p >= f.id.patient(f.o.Patients) {
-		return 1
-	}
-	return 0
-}
-
-func (f *fairRun) run(ctx context.Context) (patients, bots int64) {
-	var wg sync.WaitGroup
-	rng := rand.New(rand.NewPCG(uint64(f.o.Seed), 16))
-	f.clickedEarly = make(map[int64]bool, f.o.Patients)
-	for n := range f.o.Patients {
-		at := f.opens.Add(-3*time.Second + time.Duration(rng.Int64N(int64(4*time.Second))))
-		slot := f.slots[rng.IntN(len(f.slots))]
-		if at.Before(f.opens) {
-			f.clickedEarly[f.id.patient(n)] = true
-			f.early++
-		}
-		wg.Go(func() { f.oneClick(ctx, f.id.patient(n), slot, at) })
-	}
-	for b := range f.o.Bots {
-		wg.Go(func() {
-			f.bot(ctx, f.id.patient(f.o.Patients+b), rand.New(rand.NewPCG(uint64(f.o.Seed), uint64(100+b))))
-		})
-	}
-	wg.Wait()
-	return f.patientReqs, f.botReqs
-}
-
-// oneClick clicks once at at and repeats its key after each Retry-After
-// until decided.
-func (f *fairRun) oneClick(ctx context.Context, patient, slot int64, at time.Time) {
-	sleepUntil(ctx, at)
-	key := fmt.Sprintf("fair-%d", patient)
-	for time.Now().Before(f.end) && ctx.Err() == nil {
-		status, retry := f.post(ctx, patient, slot, key, &f.patientReqs)
-		if status != http.StatusAccepted && status != http.StatusServiceUnavailable {
-			return
-		}
-		sleepUntil(ctx, time.Now().Add(retry))
-	}
-}
-
-// bot starts 3 s before the opening with the limit's worth of keys on
-// different slots, each repeated by BotConns/Limit connections at once every
-// 50 ms (bots ignore Retry-After); a refused key is replaced by a new one on
-// another slot as soon as the limit allows. It stops once it has booked.
-func (f *fairRun) bot(ctx context.Context, patient int64, rng *rand.Rand) {
-	sleepUntil(ctx, f.opens.Add(-3*time.Second))
-	b := &botAccount{patient: patient, rng: rng, f: f, keys: make([]botKey, f.o.Limit)}
-	var wg sync.WaitGroup
-	for c := range f.o.BotConns {
-		wg.Go(func() { b.connection(ctx, c%f.o.Limit) })
-	}
-	wg.Wait()
-}
-
-type botKey struct {
-	key  string
-	slot int64
-}
-
-type botAccount struct {
-	f       *fairRun
-	patient int64
-	rng     *rand.Rand
-	mu      sync.Mutex
-	keys    []botKey
-	used    []time.Time // when each key was made, for the limit
-	booked  bool
-}
-
-// key returns key i, making a new one when it is empty and the limit allows.
-func (b *botAccount) key(i int) (botKey, bool, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.booked {
-		return botKey{}, false, true
-	}
-	if b.keys[i].key == "" {
-		now := time.Now()
-		for len(b.used) > 0 && now.Sub(b.used[0]) > b.f.o.Window {
-			b.used = b.used[1:]
-		}
-		if len(b.used) >= b.f.o.Limit {
-			return botKey{}, false, false
-		}
-		b.used = append(b.used, now)
-		b.keys[i] = botKey{fmt.Sprintf("bot-%d-%d", b.patient, b.rng.Int64()), b.f.slots[b.rng.IntN(len(b.f.slots))]}
-	}
-	return b.keys[i], true, false
-}
-
-func (b *botAccount) connection(ctx context.Context, i int) {
-	for time.Now().Before(b.f.end) && ctx.Err() == nil {
-		k, ok, done := b.key(i)
-		switch {
-		case done:
-			return
-		case !ok:
-			sleepUntil(ctx, time.Now().Add(100*time.Millisecond))
-			continue
-		}
-		switch status, _ := b.f.post(ctx, b.patient, k.slot, k.key, &b.f.botReqs); status {
-		case http.StatusCreated, http.StatusOK:
-			b.mu.Lock()
-			b.booked = true
-			b.mu.Unlock()
-			return
-		case http.StatusAccepted, http.StatusServiceUnavailable, http.StatusTooManyRequests, 0:
-			sleepUntil(ctx, time.Now().Add(50*time.Millisecond))
-		default: // refused: the next round makes a new key on another slot
-			b.mu.Lock()
-			if b.keys[i] == k {
-				b.keys[i] = botKey{}
-			}
-			b.mu.Unlock()
-		}
-	}
-}
-
-func (f *fairRun) post(ctx context.Context, patient, slot int64, key string, count *int64) (int, time.Duration) {
-	f.mu.Lock()
-	*count++
-	f.mu.Unlock()
-	body := fmt.Sprintf(`{"slotId":%d,"patientId":%d}`, slot, patient)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.o.GatewayURL+"/api/appointments", strings.NewReader(body))
-	if err != nil {
-		return 0, time.Second
-	}
-	req.Header.Set("Idempotency-Key", key)
-	if f.o.AuthToken != "" {
-		req.Header.Set("Authorization", "Bearer "+f.o.AuthToken)
-	}
-	resp, err := f.http.Do(req)
-	if err != nil {
-		return 0, time.Second
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	retry, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
-	return resp.StatusCode, time.Duration(max(retry, 1)) * time.Second
-}
-
-func sleepUntil(ctx context.Context, t time.Time) {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-timer.C:
-	}
+	return out, rows.Err()
 }

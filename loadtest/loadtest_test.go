@@ -122,13 +122,14 @@ type testWriter []byte
 func (w *testWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
 
 // TestFairnessScenarioReportsBothClasses runs the fairness scenario shrunk
-// (120 one-click patients, 6 bots of 10 connections, 12 places): it reports
-// both classes, every place is taken, and no account holds two.
+// (two waves of 6 openings of 2 places, each wanted by 3 one-click patients
+// and 3 bots of 4 connections): it reports both classes, every place is
+// taken, no account holds two, and the ratio's interval is printed.
 func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
 	rep, err := loadtest.RunFairness(t.Context(), loadtest.FairnessOptions{
-		GatewayURL: sys.Gateway.URL(), DatabaseURL: dbURL, Seed: 7, Zone: berlin,
-		Slots: 12, Patients: 120, Bots: 6, BotConns: 10, OpensIn: 4 * time.Second, Until: 15 * time.Second,
+		GatewayURL: sys.Gateway.URL(), DatabaseURL: dbURL, Seed: 7, Zone: berlin, Waves: 2, WaveGap: 2 * time.Second,
+		Doctors: 6, Slots: 2, Patients: 3, Bots: 3, BotConns: 4, OpensIn: 4 * time.Second, Until: 4 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -137,13 +138,16 @@ func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	rep.WriteText(&buf)
 	t.Log("\n" + buf.String())
 	won := 0
-	for _, c := range rep.Classes[:2] { // the rest split the one-click patients
+	for _, c := range rep.Classes[:2] { // the rest split them
 		won += c.Winners
-		if c.Requests == 0 {
-			t.Errorf("%s sent nothing", c.Name)
+		if c.Requests == 0 || c.Accounts != 2*6*3 {
+			t.Errorf("%s: %d accounts sent %d requests, want %d accounts sending", c.Name, c.Accounts, c.Requests, 2*6*3)
 		}
 	}
-	if won != rep.Places {
-		t.Errorf("%d accounts booked %d places: a place is left or an account holds two", won, rep.Places)
+	if won != rep.Places || rep.Places != 2*6*2 || rep.Doubles != 0 {
+		t.Errorf("%d accounts booked %d places, %d hold two: want every place taken, each by its own account", won, rep.Places, rep.Doubles)
+	}
+	if !strings.Contains(buf.String(), "one-click / bot win rate") {
+		t.Error("the report does not give the ratio")
 	}
 }

@@ -67,16 +67,21 @@ func run(ctx context.Context) error {
 }
 
 // runFairness runs the fairness scenario with the run's gateway, database,
-// token, seed and zone, and its own class sizes from the environment.
+// token, seed and zone, and its own sizes from the environment; it fails
+// unless the run shows the classes' chances equal within ±10 %.
 func runFairness(ctx context.Context, o loadtest.Options) error {
 	n := func(name string) int { v, _ := strconv.Atoi(os.Getenv(name)); return v }
 	rep, err := loadtest.RunFairness(ctx, loadtest.FairnessOptions{GatewayURL: o.GatewayURL, DatabaseURL: o.DatabaseURL,
-		AuthToken: o.AuthToken, Seed: o.Seed, Zone: o.Zone, Slots: n("FAIRNESS_SLOTS"), Patients: n("FAIRNESS_PATIENTS"),
-		Bots: n("FAIRNESS_BOTS"), BotConns: n("FAIRNESS_BOT_CONNS")})
+		AuthToken: o.AuthToken, Seed: o.Seed, Zone: o.Zone, Doctors: n("FAIRNESS_DOCTORS"), Slots: n("FAIRNESS_SLOTS"),
+		Patients: n("FAIRNESS_PATIENTS"), Bots: n("FAIRNESS_BOTS"), BotConns: n("FAIRNESS_BOT_CONNS"), Waves: n("FAIRNESS_WAVES"),
+		BotKeys: n("FAIRNESS_BOT_KEYS"), Alternatives: os.Getenv("FAIRNESS_ALTERNATIVES") == "1"})
 	if err != nil {
 		return err
 	}
 	rep.WriteText(os.Stdout)
+	if !rep.Fair() {
+		return errors.New("fairness: not shown within ±10 %")
+	}
 	return nil
 }
 
@@ -87,7 +92,7 @@ func runFairness(ctx context.Context, o loadtest.Options) error {
 func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error) {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	o = loadtest.Options{Progress: os.Stderr}
-	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare | fairness (LOADTEST_SCENARIO; fairness sizes: FAIRNESS_SLOTS 40, FAIRNESS_PATIENTS 1000, FAIRNESS_BOTS 20, FAIRNESS_BOT_CONNS 20)")
+	fs.StringVar(&o.Scenario, "scenario", env("LOADTEST_SCENARIO", "opening"), "opening | sustained | day | opening-all | hotslot-compare | fairness (LOADTEST_SCENARIO; fairness sizes: FAIRNESS_WAVES 12 of FAIRNESS_DOCTORS 100 openings, per doctor FAIRNESS_SLOTS 4, FAIRNESS_PATIENTS 8 one-click, FAIRNESS_BOTS 8 bots of FAIRNESS_BOT_CONNS 10 connections making up to FAIRNESS_BOT_KEYS 5 keys; FAIRNESS_ALTERNATIVES=1: everyone names all the doctor's slots)")
 	run := readRunEnv(runEnvPath) // the defaults of a make run in this directory
 	booker := "http://127.0.0.1:9091/metrics"
 	if run["BOOKER"] != "" {

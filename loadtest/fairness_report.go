@@ -1,0 +1,135 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"math"
+)
+
+// FairBand is how far a one-click patient's chance may be from a bot
+// account's: the issue's ±10 %.
+const FairBand = 0.10
+
+// z95 is the normal quantile of a two-sided 95 % interval.
+const z95 = 1.959964
+
+// ClassResult is one class of accounts' outcome.
+type ClassResult struct {
+	Name              string
+	Accounts, Winners int
+	Requests          int64
+}
+
+// WinRate is the share of the class's accounts that booked.
+func (c ClassResult) WinRate() float64 { return float64(c.Winners) / float64(max(c.Accounts, 1)) }
+
+// Wilson is the 95 % Wilson score interval of the win rate.
+func (c ClassResult) Wilson() (lo, hi float64) {
+	n := float64(c.Accounts)
+	if n == 0 {
+		return 0, 1
+	}
+	p, z2 := c.WinRate(), z95*z95
+	mid := (p + z2/(2*n)) / (1 + z2/n)
+	half := z95 / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
+	return max(mid-half, 0), min(mid+half, 1)
+}
+
+// FairnessReport is the scenario's result. Classes are the one-click
+// patients, the bot accounts, then each split by whether it clicked before
+// or after its opening.
+type FairnessReport struct {
+	Classes          []ClassResult
+	Places, Openings int
+	BotConns         int
+	// Doubles counts accounts holding more than one appointment: each
+	// account wants one opening, and holds one place there.
+	Doubles int
+}
+
+// Ratio is a one-click patient's win rate over a bot account's (1 is fair).
+func (r FairnessReport) Ratio() float64 {
+	return r.Classes[0].WinRate() / math.Max(r.Classes[1].WinRate(), 1e-12)
+}
+
+// RatioCI is the 95 % interval of Ratio by the log method (Katz); ok is
+// false while a class has no winner or nothing but winners, where it is
+// not defined.
+func (r FairnessReport) RatioCI() (lo, hi float64, ok bool) {
+	a, b := r.Classes[0], r.Classes[1]
+	if a.Winners == 0 || b.Winners == 0 || a.Winners == a.Accounts && b.Winners == b.Accounts {
+		return 0, math.Inf(1), false
+	}
+	se := math.Sqrt(1/float64(a.Winners) - 1/float64(a.Accounts) + 1/float64(b.Winners) - 1/float64(b.Accounts))
+	l := math.Log(r.Ratio())
+	return math.Exp(l - z95*se), math.Exp(l + z95*se), true
+}
+
+// Fair reports whether the whole 95 % interval of the ratio lies within
+// ±FairBand of 1: then the run shows the chances equal within the band.
+func (r FairnessReport) Fair() bool {
+	lo, hi, ok := r.RatioCI()
+	return ok && lo >= 1-FairBand && hi <= 1+FairBand && r.Doubles == 0
+}
+
+// WriteText prints the report.
+func (r FairnessReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "fairness: %d openings, %d places; bots hold %d connections each\n", r.Openings, r.Places, r.BotConns)
+	fmt.Fprintf(w, "%-28s %9s %8s %9s %17s %10s\n", "class", "accounts", "booked", "win rate", "95 % CI (Wilson)", "requests")
+	for i, c := range r.Classes {
+		requests := fmt.Sprint(c.Requests)
+		if i >= 2 {
+			requests = "" // a split of the classes above
+		}
+		lo, hi := c.Wilson()
+		fmt.Fprintf(w, "%-28s %9d %8d %8.1f%% %7.1f – %5.1f%% %10s\n", c.Name, c.Accounts, c.Winners, 100*c.WinRate(),
+			100*lo, 100*hi, requests)
+	}
+	if r.Doubles > 0 {
+		fmt.Fprintf(w, "accounts holding two appointments: %d (each may hold one place)\n", r.Doubles)
+	}
+	lo, hi, ok := r.RatioCI()
+	if !ok {
+		fmt.Fprintln(w, "one-click / bot win rate: not defined (a class with no winner or only winners): FAIL")
+		return
+	}
+	verdict := "PASS"
+	switch {
+	case r.Doubles > 0:
+		verdict = "FAIL (an account holds two places)"
+	case hi < 1-FairBand || lo > 1+FairBand:
+		verdict = "FAIL (outside ±10 %)"
+	case !r.Fair():
+		verdict = "FAIL (the interval is wider than ±10 %: more accounts, or more waves, are needed to tell)"
+	}
+	fmt.Fprintf(w, "one-click / bot win rate: %.3f, 95 %% CI %.3f – %.3f (log method); within ±10 %%: %s\n", r.Ratio(), lo, hi, verdict)
+}
+
+// report counts winners per class from each patient's appointments.
+func (f *fairRun) report(accounts []account, booked map[int64]int, places int) FairnessReport {
+	rep := FairnessReport{Places: places, Openings: f.o.Waves * f.o.Doctors, BotConns: f.o.BotConns,
+		Classes: []ClassResult{{Name: "one-click patients", Requests: f.patientReqs.Load()},
+			{Name: "bot accounts", Requests: f.botReqs.Load()},
+			{Name: "  one-click, clicked before"}, {Name: "  one-click, clicked after"},
+			{Name: "  bots, clicked before"}, {Name: "  bots, clicked after"}}}
+	for _, a := range accounts {
+		class, split := 0, 2
+		if a.bot {
+			class, split = 1, 4
+		}
+		if !a.early {
+			split++
+		}
+		n := booked[a.patient]
+		for _, c := range []int{class, split} {
+			rep.Classes[c].Accounts++
+			if n > 0 {
+				rep.Classes[c].Winners++
+			}
+		}
+		if n > 1 {
+			rep.Doubles++
+		}
+	}
+	return rep
+}
