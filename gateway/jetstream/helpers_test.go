@@ -18,7 +18,7 @@ import (
 // bus is an in-process nats-server with the booking stream and the
 // decisions bucket a booker would have made, as the gateway finds them.
 type bus struct {
-	t   *testing.T
+	t   testing.TB
 	url string
 	nc  *nats.Conn
 	js  natsjs.JetStream
@@ -26,7 +26,7 @@ type bus struct {
 	cfg jetstream.Config
 }
 
-func newBus(t *testing.T) *bus {
+func newBus(t testing.TB) *bus {
 	t.Helper()
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
 		StoreDir: t.TempDir(), NoSigs: true})
