@@ -24,6 +24,10 @@ func (w *Worker) recorded(ctx context.Context, key string) (shared.Decision, boo
 // batched direct get.
 const maxMultiGet = 1000
 
+// SyncQueueLen is enough of a connection's synchronous-subscription queue for
+// one batched direct get: its maxMultiGet messages and the end marker.
+const SyncQueueLen = 2 * maxMultiGet
+
 // recordedMany reads the decisions on record for the bucket subjects;
 // subjects without one are absent from the result. A nats-server older than
 // 2.11 (Debian bookworm ships 2.9) has no batched direct get: the worker then
