@@ -77,6 +77,7 @@ type Server struct {
 	auth     *authenticator
 	log      *slog.Logger
 	metrics  *metrics
+	pages    pages
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
