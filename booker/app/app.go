@@ -84,10 +84,10 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.serveAdmin(reg); err != nil {
 		return err
 	}
-	if err := a.startEvents(ctx, js, reg); err != nil {
+	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
+	if err := a.startEvents(ctx, js, reg, ann); err != nil {
 		return err
 	}
-	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann}, metrics)
 	a.startHoldExpiry(ann)
