@@ -44,19 +44,33 @@ type Announcer interface {
 	Send(context.Context, []shared.SlotState)
 }
 
+// freeing are the events that can free a place. The consumer takes only
+// these: a consumer of every event would receive, decode and acknowledge each
+// booking's event too, two messages per booking that offer nothing.
+var freeing = []string{outbox.SubjectCancelled, outbox.SubjectExpired, outbox.SubjectRescheduled}
+
 // Setup creates or updates the durable consumer on EVENTS (see outbox.Setup).
 // It starts at new events: places freed before the first start are not offered.
+// A nats-server before 2.10 takes one filter only: there it takes every
+// appointment event, and freedPlace passes over the others.
 func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace) (jetstream.Consumer, error) {
-	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
+	cfg := jetstream.ConsumerConfig{
 		Durable:       ConsumerName,
 		Description:   "Offers freed places to the waitlist.",
-		FilterSubject: ns.Subject("appointment.>"), // one filter: nats-server 2.9 takes no more
 		DeliverPolicy: jetstream.DeliverNewPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       time.Minute,
 		MaxDeliver:    -1,
 		MaxAckPending: 1000,
-	})
+	}
+	for _, s := range freeing {
+		cfg.FilterSubjects = append(cfg.FilterSubjects, ns.Subject(s))
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), cfg)
+	if errors.Is(err, jetstream.ErrConsumerMultipleFilterSubjectsNotSupported) {
+		cfg.FilterSubjects, cfg.FilterSubject = nil, ns.Subject("appointment.>")
+		cons, err = js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("waitlist: consumer: %w", err)
 	}

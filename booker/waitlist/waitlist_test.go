@@ -138,3 +138,31 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 		t.Errorf("after the move offered %+v, want patient 101 the old slot %d", got, old)
 	}
 }
+
+// TestOffersConsumerTakesOnlyEventsThatFreePlaces: a booking's event never
+// reaches the waitlist's consumer (two messages per booking that could offer
+// nothing); a cancellation's, an expiry's and a move's do.
+func TestOffersConsumerTakesOnlyEventsThatFreePlaces(t *testing.T) {
+	_, js, ns := testkit.NATS(t)
+	ctx := t.Context()
+	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := waitlist.Setup(ctx, js, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{outbox.SubjectBooked, outbox.SubjectConfirmed, outbox.SubjectBooked,
+		outbox.SubjectCancelled, outbox.SubjectExpired, outbox.SubjectRescheduled} {
+		if _, err := js.Publish(ctx, ns.Subject(subject), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumPending != 3 {
+		t.Errorf("the waitlist's consumer has %d events pending, want the 3 that free places", info.NumPending)
+	}
+}
