@@ -42,6 +42,12 @@ func LotteryRank(openingSecret []byte, patientID int64) uint64 {
 func (r *Room) open(ln *line) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.drawLocked(ln)
+	r.admitLocked(ln)
+}
+
+// drawLocked puts the pre-queue, in its lottery order, ahead of the line.
+func (r *Room) drawLocked(ln *line) {
 	if len(ln.pre) > 0 {
 		doctor := ln.pre[0].DoctorID
 		secret := OpeningSecret(r.cfg.Secret, doctor, ln.opensAt)
@@ -63,5 +69,4 @@ func (r *Room) open(ln *line) {
 	for i, t := range ln.waiting {
 		t.seq = ln.admitted + i
 	}
-	r.admitLocked(ln)
 }

@@ -252,6 +252,11 @@ func (r *Room) admitLocked(ln *line) {
 	if r.now().Before(ln.opensAt) {
 		return
 	}
+	if len(ln.pre) > 0 {
+		// Open, and its timer has not drawn the pre-queue yet: a click after
+		// the opening must not pass those who waited for it.
+		r.drawLocked(ln)
+	}
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
 	if len(ln.waiting) == 0 {

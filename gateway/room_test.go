@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -299,5 +300,31 @@ func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
 	}
 	if wait < 8*time.Second || wait > 12*time.Second {
 		t.Errorf("estimated wait %v at position 1000 after 100 decisions/s; want about 10s", wait)
+	}
+}
+
+// TestPreQueueGoesFirstEvenBeforeItsTimerFires: a click that arrives just
+// after the opening, before the timer that draws the pre-queue has fired,
+// still queues behind everyone who waited before the opening.
+func TestPreQueueGoesFirstEvenBeforeItsTimerFires(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute) // within the pre-queue window; its real timer will not fire during the test
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	slot := gateway.Slot{ID: 5, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 1, OpensAt: opens}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 0
+	room, q := newRoom(t, slot, cfg, gateway.WithClock(clock))
+	for _, p := range []int64{1, 2} {
+		if _, err := room.Join(t.Context(), slot, request(slot, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	offset.Store(int64(5*time.Minute + time.Millisecond)) // a millisecond past the opening
+	if _, err := room.Join(t.Context(), slot, request(slot, 3)); err != nil {
+		t.Fatal(err)
+	}
+	q.waitCount(t, 1)
+	if got := q.patients(); got[0] == 3 {
+		t.Fatalf("the click after the opening reached the queue first (%v), ahead of the pre-queue", got)
 	}
 }

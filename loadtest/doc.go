@@ -9,9 +9,11 @@
 // (github.com/tsenart/vegeta/v12/lib); this package adds the client model,
 // the follow-up of queued requests, the invariant checks and the report.
 //
-// Five scenarios exist: "opening" (one popular doctor's slots open at once),
-// "sustained" (one huge slot, the rate ramped until confirmed bookings per
-// second stop rising, to find the knee), "day" (a whole clinic's fortnight
+// Five scenarios exist: "opening" (one popular doctor's slots open at one
+// instant, the doctor named so that a person can book one of them through
+// the patient page beside the burst), "sustained" (one huge slot, the rate
+// ramped until confirmed bookings per second stop rising, to find the
+// knee), "day" (a whole clinic's fortnight
 // of slots, reads and writes at 50:1), "opening-all" (every doctor's day
 // opens at one instant, clicks spread over all of it) and "hotslot-compare"
 // (the sustained ramp through the system and against the seed's design,

@@ -65,7 +65,8 @@ func (e *engine) quit() bool {
 // run sends the load with the given pacer for new clicks and returns once
 // every click is decided, the follow-up is over, or ctx is cancelled.
 func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
-	clicks, repeats, reads := newAttacker(8_000), newAttacker(8_000), newAttacker(2_000)
+	conns := e.opts.Conns
+	clicks, repeats, reads := newAttacker(conns), newAttacker(conns), newAttacker(min(conns, 2_000))
 	stop := context.AfterFunc(ctx, func() {
 		e.cancelled.Store(true)
 		clicks.Stop()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
@@ -53,26 +54,31 @@ func startSystem(t *testing.T, decorate func(booker.Service) booker.Service) (*s
 }
 
 // smallOpening is the opening scenario shrunk to a few seconds at a low rate:
-// 600 clicks from 300 patients on 8 slots with 16 places.
+// 600 clicks from 300 patients on 8 slots with 16 places, opening a second
+// after seeding.
 func smallOpening(t *testing.T, sys *system.System, dbURL string) loadtest.Options {
 	return loadtest.Options{
 		Scenario: loadtest.ScenarioOpening, GatewayURL: sys.Gateway.URL(),
 		BookerMetricsURL: "http://" + sys.Booker.Addr() + "/metrics", DatabaseURL: dbURL,
 		Rate: 200, Duration: 3 * time.Second, ReadsRate: 50, Patients: 300,
 		SingleSlots: 6, GroupSlots: 2, GroupCapacity: 5, ReadDoctors: 3,
-		FollowUp: 20 * time.Second, OutDir: t.TempDir(), Seed: 42, Zone: berlin,
+		FollowUp: 20 * time.Second, OutDir: t.TempDir(), Seed: 42, Zone: berlin, OpensIn: time.Second,
 	}
 }
 
 func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
-	rep, err := loadtest.Run(t.Context(), smallOpening(t, sys, dbURL))
+	o := smallOpening(t, sys, dbURL)
+	var opening loadtest.Opening
+	o.OnOpening = func(op loadtest.Opening) { opening = op }
+	rep, err := loadtest.Run(t.Context(), o)
 	if err != nil {
 		if rep != nil {
 			logReport(t, rep)
 		}
 		t.Fatalf("run: %v", err)
 	}
+	checkOpening(t, dbURL, opening, 8)
 	if !rep.Passed {
 		t.Fatal("report not marked passed")
 	}
@@ -107,6 +113,33 @@ func TestRacyBookerFailsTheInvariantCheck(t *testing.T) {
 	if !failed["no slot over capacity"] && !failed["booked_count = BOOKED rows"] {
 		logReport(t, rep)
 		t.Errorf("neither the capacity nor the count check failed: %+v", rep.Checks)
+	}
+}
+
+// checkOpening: the popular doctor's slots opened at one instant, nothing
+// of them was booked before it, and the doctor is listed by its name.
+func checkOpening(t *testing.T, dbURL string, op loadtest.Opening, slots int) {
+	t.Helper()
+	db, err := pgxpool.New(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := make([]int64, len(op.Slots))
+	for i, s := range op.Slots {
+		ids[i] = s.ID
+	}
+	var name string
+	var atOpening, early int
+	err = db.QueryRow(t.Context(), `SELECT (SELECT name FROM doctor WHERE id = $1),
+            (SELECT count(*) FROM time_slot WHERE id = ANY($2) AND doctor_id = $1 AND opens_at = $3),
+            (SELECT count(*) FROM appointment WHERE slot_id = ANY($2) AND created_at < $3)`,
+		op.Doctor, ids, op.OpensAt).Scan(&name, &atOpening, &early)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.OpensAt.IsZero() || len(ids) != slots || atOpening != slots || early != 0 || name != op.Name || name == "" {
+		t.Errorf("opening %+v: %d of %d slots open at it, %d booked before it, doctor named %q", op, atOpening, slots, early, name)
 	}
 }
 

@@ -71,11 +71,18 @@ type Options struct {
 	// DayDoctors, DayDays and DaySlots shape the day scenario's clinic.
 	DayDoctors, DayDays, DaySlots int
 	// AllDoctors × AllSlots are the opening-all scenario's slots, a share
-	// GroupShare of them with GroupCapacity places, the rest with one. Their
-	// day opens OpensIn after seeding began; clicks start at the opening.
+	// GroupShare of them with GroupCapacity places, the rest with one.
 	AllDoctors, AllSlots int
 	GroupShare           float64
-	OpensIn              time.Duration
+	// OpensIn places the opening OpensIn after seeding began: the popular
+	// doctor's slots (opening) or every doctor's day (opening-all) open
+	// then, and the clicks begin then, as at 07:00, while a person at the
+	// page can already see the slots. A negative value in opening opens the
+	// slots at once and clicks right after seeding.
+	OpensIn time.Duration
+	// OnOpening, when set, is told the opening scenario's popular doctor,
+	// its slots and its opening once they are seeded, before the first click.
+	OnOpening func(Opening)
 	// Skew spreads the opening-all clicks: SkewUniform over all slots, or
 	// SkewZipf over doctors by popularity (exponent ZipfS > 1), uniform over
 	// the chosen doctor's slots.
@@ -84,6 +91,10 @@ type Options struct {
 	// SettleTimeout bounds the wait after the load for the system to catch
 	// up (outbox relayed, streams drained) before CPU is read the second time.
 	SettleTimeout time.Duration
+	// Conns bounds the connections the clicks and the repeats may each
+	// open (the reads at most 2,000); 0 = 8,000. A run in the same process
+	// as the system it loads, whose answers take descriptors too, sets fewer.
+	Conns int
 	// Processes are the groups of processes whose CPU the report charges per
 	// confirmed booking; nil means DefaultProcesses. The load generator
 	// itself is always measured.
@@ -133,6 +144,7 @@ func (o Options) WithDefaults() Options {
 	setF(&o.ZipfS, 1.1)
 	setD(&o.SettleTimeout, 2*time.Minute)
 	setI(&o.BaselineConns, 20)
+	setI(&o.Conns, 8_000)
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
 	}

@@ -19,7 +19,9 @@ type prepared struct {
 	slots    []slot
 	seedTook time.Duration
 	knee     *kneeWatch // sustained only
-	opensAt  time.Time  // opening-all only: when the slots open and the clicks begin
+	// opensAt is when the slots open and the clicks begin (opening,
+	// opening-all); zero: the slots are open at once.
+	opensAt time.Time
 }
 
 // prepare seeds the scenario's slots in the run's own doctor range and
@@ -27,7 +29,7 @@ type prepared struct {
 func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepared, error) {
 	began := time.Now()
 	var opensAt time.Time
-	if o.Scenario == ScenarioOpeningAll {
+	if o.Scenario == ScenarioOpeningAll || (o.Scenario == ScenarioOpening && o.OpensIn > 0) {
 		opensAt = began.Add(o.OpensIn).Truncate(time.Millisecond)
 	}
 	slots, err := seedSlots(ctx, pool, id, o.Zone, grids(o, opensAt), o.Progress)
@@ -39,6 +41,9 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepa
 	switch o.Scenario {
 	case ScenarioOpening:
 		p.load = &opening{id: id, n: o.Patients, slots: own, reads: readPaths(others, o.Zone)}
+		if err := announce(ctx, pool, o, id, slots, opensAt); err != nil {
+			return nil, err
+		}
 	case ScenarioSustained:
 		steps := stepPacer{start: o.Rate, step: o.RampStep, every: o.StepDuration, stop: &atomic.Bool{}}
 		p.load = &sustained{id: id, slot: own[0], reads: readPaths(others, o.Zone)}
@@ -59,8 +64,9 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o Options, id ids) (*prepa
 }
 
 // grids is the scenario's slot layout. Doctor 0 of the run is the popular one
-// (opening) or the huge slot's (sustained); doctors after it are read. In
-// opening-all every doctor's day opens at opensAt.
+// (opening) or the huge slot's (sustained); doctors after it are read. The
+// popular doctor's slots (opening) and every doctor's day (opening-all) open
+// at opensAt.
 func grids(o Options, opensAt time.Time) []grid {
 	readers := grid{firstDoctor: 1, doctors: o.ReadDoctors, days: 1, perDay: 16, capacity: fixed(1)}
 	switch o.Scenario {
@@ -72,7 +78,7 @@ func grids(o Options, opensAt time.Time) []grid {
 		return []grid{{doctors: o.AllDoctors, days: 1, perDay: o.AllSlots,
 			capacity: share(o.GroupShare, o.GroupCapacity), opens: opensAt}}
 	}
-	popular := grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, capacity: func(k int) int {
+	popular := grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, opens: opensAt, capacity: func(k int) int {
 		if k < o.SingleSlots {
 			return 1
 		}

@@ -26,6 +26,9 @@ func newIDs(seed int64) ids {
 
 func (i ids) doctor(n int) int64  { return 1_000_000_000_000 + i.run*10_000 + int64(n) }
 func (i ids) patient(n int) int64 { return 10_000_000_000_000 + i.run*10_000_000 + int64(n) }
+
+// ownPatient reports whether the patient is one of the run's.
+func (i ids) ownPatient(p int64) bool { return p >= i.patient(0) && p < i.patient(10_000_000) }
 func (i ids) key(click int) string {
 	return fmt.Sprintf("lt%d-%d", i.run, click)
 }

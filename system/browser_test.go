@@ -138,13 +138,20 @@ func eval[T any](p *tab, js string) T {
 // waitFor polls a JavaScript condition until it holds.
 func (p *tab) waitFor(what, cond string) {
 	p.t.Helper()
-	deadline := time.Now().Add(pageTimeout)
+	p.waitWithin(pageTimeout, what, cond)
+}
+
+// waitWithin polls a JavaScript condition until it holds, failing the test
+// when limit passes first; it returns how long the wait took.
+func (p *tab) waitWithin(limit time.Duration, what, cond string) time.Duration {
+	p.t.Helper()
+	began := time.Now()
 	for {
 		if eval[bool](p, "!!("+cond+")") {
-			return
+			return time.Since(began)
 		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("waited %v for %s (%s)\npage shows:\n%s", pageTimeout, what, cond, p.visibleText())
+		if time.Since(began) > limit {
+			p.t.Fatalf("waited %v for %s (%s)\npage shows:\n%s", limit, what, cond, p.visibleText())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

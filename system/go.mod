@@ -13,8 +13,30 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 	termin/booker v0.0.0
 	termin/gateway v0.0.0
+	termin/loadtest v0.0.0
 	termin/migrations v0.0.0
 	termin/shared v0.0.0
+)
+
+require (
+	codeberg.org/go-fonts/liberation v0.5.0 // indirect
+	codeberg.org/go-latex/latex v0.2.0 // indirect
+	codeberg.org/go-pdf/fpdf v0.11.1 // indirect
+	git.sr.ht/~sbinet/gg v0.7.0 // indirect
+	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
+	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/influxdata/tdigest v0.0.1 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1 // indirect
+	github.com/tsenart/vegeta/v12 v12.13.0 // indirect
+	golang.org/x/image v0.30.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+	gonum.org/v1/plot v0.17.0 // indirect
 )
 
 require (
@@ -112,3 +134,5 @@ replace termin/booker => ../booker
 replace termin/gateway => ../gateway
 
 replace termin/migrations => ../migrations
+
+replace termin/loadtest => ../loadtest

@@ -7,6 +7,7 @@ import (
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"termin/booker/jetstream"
 	"termin/booker/notify"
 	"termin/booker/outbox"
 )
@@ -20,7 +21,7 @@ type events struct {
 
 // startEvents creates the events stream and starts what the configuration
 // enables; both run in every booker by default, safely side by side.
-func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg prometheus.Registerer) error {
+func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg prometheus.Registerer, ann *jetstream.Announcer) error {
 	if a.cfg.DisableRelay && a.cfg.DisableNotifier {
 		return nil
 	}
@@ -48,7 +49,7 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 		if job != nil {
 			a.background(func() { _ = job.Run(run) })
 		}
-		if err := a.startOffers(ctx, js, run); err != nil {
+		if err := a.startOffers(ctx, js, run, ann); err != nil {
 			cancel()
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream"
 	"termin/booker/waitlist"
 	"termin/shared"
 )
@@ -19,9 +20,11 @@ const waitlistTimeout = 10 * time.Second
 const defaultOfferTTL = 15 * time.Minute
 
 // startOffers runs the consumer that offers freed places to the waitlist,
-// in every booker that runs the relay (the offers' events need it). Its
-// consumer shares the work between bookers; the entry's row lock decides.
-func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context) error {
+// in every booker that runs the relay (the offers' events need it), and
+// announces the places its offers take with ann, as the workers announce
+// bookings. Its consumer shares the work between bookers; the entry's row
+// lock decides.
+func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *jetstream.Announcer) error {
 	ttl := a.cfg.OfferTTL
 	if ttl <= 0 {
 		ttl = defaultOfferTTL
@@ -30,7 +33,7 @@ func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.
 	if err != nil {
 		return err
 	}
-	o := &waitlist.Offers{Store: a.Store, Consumer: cons, Offer: a.Store.HoldOffer(ttl), Log: a.cfg.Logger}
+	o := &waitlist.Offers{Store: a.Store, Consumer: cons, Offer: a.Store.HoldOffer(ttl), Announcer: ann, Log: a.cfg.Logger}
 	a.background(func() { _ = o.Run(run) })
 	return nil
 }

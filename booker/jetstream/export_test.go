@@ -85,3 +85,18 @@ func (w *Worker) RecordedMany(ctx context.Context, keys []string) (map[string]sh
 // ReadOneByOne makes the worker read decisions key by key, as it does on a
 // server without batched direct gets.
 func (w *Worker) ReadOneByOne() { w.oneByOne.Store(true) }
+
+// RecordBatch records decisions of book commands as a batch's conclusion does
+// and returns what each entry ends with.
+func (w *Worker) RecordBatch(ctx context.Context, cmds []shared.Command, ds []shared.Decision) ([]shared.Decision, []error) {
+	entries := make([]*entry, len(cmds))
+	for i := range cmds {
+		entries[i] = &entry{cmd: cmds[i], decision: ds[i]}
+	}
+	w.recordAll(ctx, entries)
+	out, errs := make([]shared.Decision, len(cmds)), make([]error, len(cmds))
+	for i, e := range entries {
+		out[i], errs[i] = e.decision, e.err
+	}
+	return out, errs
+}

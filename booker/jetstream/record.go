@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 	"termin/shared"
@@ -23,6 +25,10 @@ func (w *Worker) recorded(ctx context.Context, key string) (shared.Decision, boo
 // maxMultiGet stays below the 1,024 subjects the server answers in one
 // batched direct get.
 const maxMultiGet = 1000
+
+// SyncQueueLen is enough of a connection's synchronous-subscription queue for
+// one batched direct get: its maxMultiGet messages and the end marker.
+const SyncQueueLen = 2 * maxMultiGet
 
 // recordedMany reads the decisions on record for the bucket subjects;
 // subjects without one are absent from the result. A nats-server older than
@@ -107,6 +113,72 @@ const (
 
 func (w *Worker) decisionSubject(key string) string {
 	return kvSubjectPrefix + w.Decisions.Bucket() + "." + key
+}
+
+// recordWait bounds the wait for a batch's records to be acknowledged; a
+// record without answer by then is decided again on the next delivery,
+// and answered from the record if it did land.
+const recordWait = 10 * time.Second
+
+// recordAll puts the batch's new decisions on record: one asynchronous
+// create per key (a publish expecting no earlier message on the key's
+// subject) and one wait for all the acknowledgements, instead of a round
+// trip per booking. A create the stream refuses (the key is on record
+// already: a duplicate decided by another booker, or a deleted key) or that
+// fails is done again the careful way, by record.
+func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
+	type sent struct {
+		e   *entry
+		key string
+		f   jetstream.PubAckFuture
+	}
+	var waits []sent
+	for _, e := range entries {
+		key, ok := needsRecord(e)
+		if !ok {
+			continue
+		}
+		data, err := json.Marshal(e.decision)
+		var f jetstream.PubAckFuture
+		if err == nil {
+			f, err = w.JS.PublishMsgAsync(&nats.Msg{Subject: w.decisionSubject(key), Data: data},
+				jetstream.WithExpectLastSequencePerSubject(0))
+		}
+		if err != nil {
+			w.recordAgain(ctx, e, key)
+			continue
+		}
+		waits = append(waits, sent{e, key, f})
+	}
+	wctx, cancel := context.WithTimeout(ctx, recordWait)
+	defer cancel()
+	for _, s := range waits {
+		select {
+		case <-s.f.Ok():
+		case <-s.f.Err():
+			w.recordAgain(ctx, s.e, s.key)
+		case <-wctx.Done():
+			s.e.err = fmt.Errorf("record decision %s: no acknowledgement: %w", s.key, wctx.Err())
+		}
+	}
+}
+
+// recordAgain records e's decision with record. When the record found is
+// e's own decision (the first create did land, its answer was lost), e keeps
+// it as new, not as a replay.
+func (w *Worker) recordAgain(ctx context.Context, e *entry, key string) {
+	first, err := w.record(ctx, key, e.decision)
+	if err == nil && first.Replay && sameDecision(first, e.decision) {
+		return
+	}
+	e.decision, e.err = first, err
+}
+
+func sameDecision(a, b shared.Decision) bool {
+	if a.Code != b.Code || a.SlotID != b.SlotID || (a.Appointment == nil) != (b.Appointment == nil) {
+		return false
+	}
+	return a.Appointment == nil || a.Appointment.ID == b.Appointment.ID
 }
 
 // record keeps the first decision of a key. Create refuses to overwrite, so two

@@ -54,3 +54,43 @@ func TestRecordedDecisionsReadAlikeBatchedAndOneByOne(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchRecordsKeepTheFirstDecision: a batch's decisions go on record
+// together; a key another booker recorded first ends with that decision as
+// a replay, a deleted key is recorded anew, new keys stay new.
+func TestBatchRecordsKeepTheFirstDecision(t *testing.T) {
+	q := newQueue(t, &fakeDecider{})
+	cmds := make([]shared.Command, 4)
+	for i := range cmds {
+		cmds[i] = shared.Command{Kind: shared.KindBook, PatientID: int64(i + 1), IdempotencyKey: "k", SlotID: 1}
+	}
+	key := func(i int) string { return shared.DecisionKey(cmds[i].PatientID, "k") }
+	if _, err := q.worker.Record(t.Context(), key(1), booked(100)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.worker.Record(t.Context(), key(2), booked(200)); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.kv.Delete(t.Context(), key(2)); err != nil {
+		t.Fatal(err)
+	}
+	got, errs := q.worker.RecordBatch(t.Context(), cmds, []shared.Decision{booked(1), booked(2), booked(3), booked(4)})
+	want := []struct {
+		id     int64
+		replay bool
+	}{{1, false}, {100, true}, {3, false}, {4, false}}
+	for i, w := range want {
+		if errs[i] != nil || got[i].Appointment.ID != w.id || got[i].Replay != w.replay {
+			t.Errorf("entry %d = %+v, %v; want appointment %d, replay %v", i, got[i], errs[i], w.id, w.replay)
+		}
+	}
+	found, err := q.worker.RecordedMany(t.Context(), []string{key(0), key(1), key(2), key(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []int64{1, 100, 3, 4} {
+		if d, ok := found[key(i)]; !ok || d.Appointment.ID != id {
+			t.Errorf("on record for %s: %+v (found %v); want appointment %d", key(i), d, ok, id)
+		}
+	}
+}

@@ -161,21 +161,34 @@ func decodeCommand(data []byte, reply string) (shared.Command, error) {
 	return cmd, nil
 }
 
-// conclude records, replies and acknowledges every entry, in parallel: each
-// step is a round trip to NATS, and the batch's messages do not depend on
-// each other any more.
+// conclude records the batch's decisions (all at once), then replies to and
+// acknowledges, naks or parks each entry. Replies and acks are buffered
+// publishes; only a parked command waits for its dead-letter stream.
 func (w *Worker) conclude(ctx context.Context, entries []*entry) {
-	var wg sync.WaitGroup
+	w.recordAll(ctx, entries)
+	var parked []*entry
 	for _, e := range entries {
+		if action, _ := w.dispose(e); action == dead {
+			parked = append(parked, e)
+			continue
+		}
+		w.finish(ctx, e)
+	}
+	var wg sync.WaitGroup
+	for _, e := range parked {
 		wg.Go(func() { w.finish(ctx, e) })
 	}
 	wg.Wait()
 }
 
+// needsRecord is whether e's decision still has to be put on record: a
+// booking's or a reschedule's, decided now, not a refusal of a reused key.
+func needsRecord(e *entry) (string, bool) {
+	key, ok := recordKey(e.cmd)
+	return key, ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused
+}
+
 func (w *Worker) finish(ctx context.Context, e *entry) {
-	if key, ok := recordKey(e.cmd); ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused {
-		e.decision, e.err = w.record(ctx, key, e.decision)
-	}
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:

@@ -266,12 +266,15 @@ SELECT id, patient_id, idempotency_key, created_at FROM a`
 
 // write adds the granted places with one conditional UPDATE — the condition,
 // and chk_booked behind it, fail the whole batch rather than overbook — and
-// inserts the winners, in one round trip; then it answers the batch's repeats.
+// inserts the winners and ends the waitlist entries the batch's bookings
+// satisfy, in one round trip; then it answers the batch's repeats.
 func (b *batch) write(ctx context.Context) error {
 	if len(b.winners) > 0 {
 		if err := b.writeWinners(ctx); err != nil {
 			return err
 		}
+	} else if err := b.endWaitlistBooked(ctx); err != nil {
+		return err
 	}
 	for _, r := range b.repeats {
 		i, first := r[0], r[1]
@@ -299,6 +302,7 @@ func (b *batch) writeWinners(ctx context.Context) error {
 	if len(partly) > 0 {
 		q.Queue(`SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status IN ('BOOKED', 'HELD')`, partly)
 	}
+	waitlist := b.queueWaitlistBooked(q)
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
 	tag, err := res.Exec()
@@ -313,6 +317,9 @@ func (b *batch) writeWinners(ctx context.Context) error {
 	}
 	if err := b.readFullHolders(res, len(partly) > 0); err != nil {
 		return fmt.Errorf("postgres: holders of filled slots: %w", err)
+	}
+	if err := readWaitlistBooked(res, waitlist); err != nil {
+		return err
 	}
 	return res.Close()
 }

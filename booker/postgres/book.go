@@ -9,10 +9,12 @@ import (
 	"termin/booker"
 )
 
-// bookSQL reserves a place, records the appointment and its outbox event in one
-// statement, which PostgreSQL runs as one transaction: the conditional UPDATE
-// checks and writes in one step under the row lock, and any constraint
-// violation of the INSERTs rolls the reservation back with them.
+// bookSQL reserves a place, records the appointment and its outbox event and
+// ends the patient's waitlist entry the booking satisfies (see
+// waitlistBookedSQL) in one statement, which PostgreSQL runs as one
+// transaction: the conditional UPDATE checks and writes in one step under the
+// row lock, and any constraint violation of the INSERTs rolls the
+// reservation back with them.
 const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1
@@ -29,6 +31,11 @@ WITH reserved AS (
         'appointmentId', a.id, 'slotId', r.id, 'patientId', $2::bigint, 'doctorId', r.doctor_id,
         'startAt', r.start_at, 'endAt', r.end_at, 'createdAt', a.created_at)
     FROM appt a, reserved r
+), waited AS (
+    UPDATE waitlist_entry w SET status = 'DONE', ended_at = now()
+    FROM reserved r, appt a
+    WHERE w.patient_id = $2 AND w.doctor_id = r.doctor_id AND w.status IN ('WAITING', 'OFFERED')
+      AND w.window_from <= r.start_at AND w.window_to > r.start_at
 )
 SELECT a.id, a.created_at, r.left_places, r.doctor_id, r.start_at, r.end_at FROM appt a, reserved r`
 

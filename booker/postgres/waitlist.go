@@ -47,11 +47,11 @@ func (s *Store) JoinWaitlist(ctx context.Context, patientID, doctorID int64, day
 // Waitlist lists the patient's entries that have not been removed, newest
 // first. Entries whose patient has booked in their window end first (DONE).
 func (s *Store) Waitlist(ctx context.Context, patientID int64) ([]shared.WaitlistEntry, error) {
-	if _, err := s.pool.Exec(ctx, endSatisfiedSQL+` AND w.patient_id = $1`, patientID); err != nil {
+	if _, err := s.pool.Exec(ctx, endSatisfiedSQL+satisfiedSQL+` AND w.patient_id = $1)`, patientID); err != nil {
 		return nil, fmt.Errorf("waitlist: end satisfied: %w", translate(err))
 	}
 	rows, err := s.pool.Query(ctx, `
-        SELECT id, doctor_id, day, status, coalesce(offer_appointment_id, 0), created_at
+        SELECT id, doctor_id, day, status, CASE WHEN status = 'WAITING' THEN 0 ELSE coalesce(offer_appointment_id, 0) END, created_at
         FROM waitlist_entry WHERE patient_id = $1 AND status <> 'REMOVED'
         ORDER BY id DESC LIMIT 100`, patientID)
 	if err != nil {
@@ -87,12 +87,17 @@ func (s *Store) LeaveWaitlist(ctx context.Context, patientID, id int64) error {
 	return nil
 }
 
-// endSatisfiedSQL ends the entries whose patient holds a booked appointment
-// in the entry's window (a confirmed offer among them); callers narrow it
-// with AND clauses on w.
-const endSatisfiedSQL = `
-    UPDATE waitlist_entry w SET status = 'DONE', ended_at = now()
+// endSatisfiedSQL, satisfiedSQL and a closing parenthesis end the entries
+// whose patient holds a booked appointment of the entry's doctor in its
+// window (a confirmed offer among them): the entries the booking paths did
+// not end themselves, such as one joined after its patient booked. Callers
+// narrow satisfiedSQL with AND clauses on w.
+const (
+	endSatisfiedSQL = `UPDATE waitlist_entry SET status = 'DONE', ended_at = now() WHERE id IN (`
+	satisfiedSQL    = `
+    SELECT w.id FROM waitlist_entry w
     WHERE w.status IN ('WAITING', 'OFFERED') AND EXISTS (
         SELECT 1 FROM appointment a JOIN time_slot s ON s.id = a.slot_id
         WHERE a.patient_id = w.patient_id AND a.status = 'BOOKED'
           AND s.doctor_id = w.doctor_id AND s.start_at >= w.window_from AND s.start_at < w.window_to)`
+)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"termin/booker"
 )
 
 // errPlaceGone is a freed place taken again before the offer (a booking was
@@ -16,19 +17,20 @@ var errPlaceGone = errors.New("waitlist: the freed place is taken again")
 
 // offerHoldSQL holds the slot's place for the patient until $4 and writes the
 // offer's event, in one statement: the conditional UPDATE takes the place only
-// if it is still free and the slot has not begun, as a booking would.
+// if it is still free and the slot has not begun, as a booking would. It
+// answers the slot's places left, which the gateways are told.
 const offerHoldSQL = `
 WITH s AS (
     UPDATE time_slot SET booked_count = booked_count + 1
     WHERE id = $1 AND booked_count < capacity AND start_at > $5
-    RETURNING id, doctor_id, start_at, end_at, capacity
+    RETURNING id, doctor_id, start_at, end_at, capacity, capacity - booked_count AS left_places
 ), a AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint,
                              expires_at, period, solo_doctor_id)
     SELECT s.id, $2, 'HELD', $3, 'waitlist-offer', $4, tstzrange(s.start_at, s.end_at),
            CASE WHEN s.capacity = 1 THEN s.doctor_id END
     FROM s
-    RETURNING id, slot_id, patient_id
+    RETURNING id, slot_id, patient_id, created_at
 ), e AS (
     INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
     SELECT 'appointment', a.id, 'appointment.offered', jsonb_build_object(
@@ -36,35 +38,39 @@ WITH s AS (
         'startAt', s.start_at, 'endAt', s.end_at, 'expiresAt', $4::timestamptz)
     FROM a, s
 )
-SELECT id FROM a`
+SELECT a.id, a.created_at, s.doctor_id, s.start_at, s.end_at, s.left_places FROM a, s`
 
 // HoldOffer is the OfferFunc that offers a freed place as a hold of ttl: the
 // patient confirms it like any hold, or it expires and frees the place for
 // the next in line. A patient who cannot hold it (an overlapping appointment,
-// already in the slot) is passed over.
+// already in the slot) is passed over. The hold's idempotency key names the
+// entry and its turn, so an entry offered again after a lapsed offer gets a
+// key of its own.
 func (s *Store) HoldOffer(ttl time.Duration) OfferFunc {
-	return func(ctx context.Context, tx pgx.Tx, e WaitingEntry) (int64, error) {
+	return func(ctx context.Context, tx pgx.Tx, e WaitingEntry) (booker.Booking, error) {
 		now := s.Now()
 		sp, err := tx.Begin(ctx) // a savepoint: a refusal must not end the offer's transaction
 		if err != nil {
-			return 0, err
+			return booker.Booking{}, err
 		}
-		var id int64
-		err = sp.QueryRow(ctx, offerHoldSQL, e.SlotID, e.PatientID, fmt.Sprintf("waitlist-%d", e.ID),
-			now.Add(ttl), now).Scan(&id)
+		b := booker.Booking{Appointment: booker.Appointment{SlotID: e.SlotID, PatientID: e.PatientID,
+			Status: booker.StatusHeld, ExpiresAt: now.Add(ttl)}}
+		err = sp.QueryRow(ctx, offerHoldSQL, e.SlotID, e.PatientID, fmt.Sprintf("waitlist-%d-%d", e.ID, e.Turn), b.ExpiresAt, now).
+			Scan(&b.ID, &b.CreatedAt, &b.DoctorID, &b.StartAt, &b.EndAt, &b.Left)
 		var pgErr *pgconn.PgError
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			_ = sp.Rollback(ctx)
-			return 0, errPlaceGone
-		case errors.As(err, &pgErr) && (pgErr.Code == "23P01" || pgErr.Code == "23505"):
+			return booker.Booking{}, errPlaceGone
+		case errors.As(err, &pgErr) && (pgErr.Code == codeExclusion || pgErr.Code == codeUniqueViolation):
 			if rbErr := sp.Rollback(ctx); rbErr != nil {
-				return 0, rbErr
+				return booker.Booking{}, rbErr
 			}
-			return 0, ErrSkipEntry
+			return booker.Booking{}, ErrSkipEntry
 		case err != nil:
-			return 0, err
+			return booker.Booking{}, err
 		}
-		return id, sp.Commit(ctx)
+		b.Appointment.DoctorID, b.Appointment.StartAt = b.DoctorID, b.StartAt
+		return b, sp.Commit(ctx)
 	}
 }

@@ -28,7 +28,7 @@ func holdScene(t *testing.T) (*postgres.Store, pgtest.Querier, int64, booker.Boo
 }
 
 // cancelAndOffer cancels b and offers its place as the waitlist consumer would.
-func cancelAndOffer(t *testing.T, s *postgres.Store, slot int64, b booker.Booking) (postgres.WaitingEntry, bool) {
+func cancelAndOffer(t *testing.T, s *postgres.Store, slot int64, b booker.Booking) (postgres.Offer, bool) {
 	t.Helper()
 	if _, err := s.Cancel(context.Background(), b.ID); err != nil {
 		t.Fatal(err)
@@ -66,27 +66,76 @@ func TestFreedPlaceIsHeldForTheFirstInLine(t *testing.T) {
 	}
 }
 
-func TestAnExpiredOfferMovesOn(t *testing.T) {
-	s, pool, slot, b := holdScene(t)
-	if _, ok := cancelAndOffer(t, s, slot, b); !ok {
-		t.Fatal("nothing offered")
+// An offer that lapses moves on to the next in line and puts its patient at
+// the back of the line, never offering them the same place again; a declined
+// offer moves on and ends its entry. Either way later places follow the line.
+func TestALapsedOfferRequeuesItsPatientAndADeclinedOneEndsTheEntry(t *testing.T) {
+	cases := []struct {
+		name    string
+		waiting []int64
+		lapse   bool
+		next    int64   // who is offered the place the first offer gave back; 0: nobody
+		first   string  // patient 100's entry afterwards
+		later   []int64 // who is offered each of two places freed later
+	}{
+		{"declined", []int64{100, 101, 102}, false, 101, "DONE", []int64{102, 0}},
+		{"lapsed", []int64{100, 101, 102}, true, 101, "WAITING", []int64{102, 100}},
+		{"lapsed with nobody else in line", []int64{100}, true, 0, "WAITING", []int64{100, 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, pool := newStore(t)
+			for _, p := range c.waiting {
+				join(t, s, p, 42, waitDay)
+			}
+			slot := pgtest.InsertSlot(t, pool, 42, waitStart, 1)
+			place := postgres.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: 42, StartAt: waitStart}
+			o, ok, err := s.OfferFreedPlace(context.Background(), place, s.HoldOffer(offerTTL))
+			if err != nil || !ok || o.PatientID != 100 {
+				t.Fatalf("first offer %+v (ok %v, %v), want patient 100", o, ok, err)
+			}
+			back := giveBack(t, s, o.Hold.ID, c.lapse)
+			back.SlotID, back.DoctorID, back.StartAt = slot, 42, waitStart
+			for range 2 { // the event delivered twice offers the place once
+				o, ok, err := s.OfferFreedPlace(context.Background(), back, s.HoldOffer(offerTTL))
+				if err != nil || ok && o.PatientID != c.next {
+					t.Fatalf("the place given back went to %+v (ok %v, %v), want %d", o, ok, err, c.next)
+				}
+			}
+			if got := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'HELD'`, slot); got != min(int(c.next), 1) {
+				t.Errorf("%d holds of the place given back", got)
+			}
+			if list, _ := s.Waitlist(context.Background(), 100); len(list) != 1 || list[0].Status != c.first {
+				t.Errorf("patient 100's entry %+v, want %s", list, c.first)
+			}
+			for k, want := range c.later {
+				at := waitStart.Add(time.Duration(k+1) * time.Hour)
+				f := postgres.FreedPlace{AppointmentID: -1, SlotID: pgtest.InsertSlot(t, pool, 42, at, 1), DoctorID: 42, StartAt: at}
+				o, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
+				if err != nil || ok != (want != 0) || ok && o.PatientID != want {
+					t.Errorf("later place %d went to %+v (ok %v, %v), want %d", k, o, ok, err, want)
+				}
+			}
+		})
+	}
+}
+
+// giveBack ends the offered hold: it lapses (the expiry job frees it) or its
+// patient declines it (cancels it). It returns the place as the event frees it.
+func giveBack(t *testing.T, s *postgres.Store, hold int64, lapse bool) postgres.FreedPlace {
+	t.Helper()
+	if !lapse {
+		if _, err := s.Cancel(context.Background(), hold); err != nil {
+			t.Fatal(err)
+		}
+		return postgres.FreedPlace{AppointmentID: hold}
 	}
 	s.Now = func() time.Time { return testNow.Add(offerTTL + time.Second) }
 	expired, err := s.ExpireHolds(context.Background(), 10)
-	if err != nil || len(expired) != 1 {
-		t.Fatalf("expiry: %+v %v, want the offer", expired, err)
+	if err != nil || len(expired) != 1 || expired[0].ID != hold {
+		t.Fatalf("expiry: %+v %v, want the offer %d", expired, err, hold)
 	}
-	f := postgres.FreedPlace{AppointmentID: expired[0].ID, SlotID: slot, DoctorID: 42, StartAt: waitStart}
-	e, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
-	if err != nil || !ok || e.PatientID != 101 {
-		t.Fatalf("after the expiry offered %+v (ok %v, %v), want patient 101", e, ok, err)
-	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 100 AND status = 'DONE'`); n != 1 {
-		t.Errorf("the expired offer's entry did not end")
-	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'HELD' AND patient_id = 101`, slot); n != 1 {
-		t.Errorf("no hold for 101")
-	}
+	return postgres.FreedPlace{AppointmentID: hold, Lapsed: true}
 }
 
 func TestOfferPassesOverAnOverlapAndLeavesATakenPlace(t *testing.T) {

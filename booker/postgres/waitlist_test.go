@@ -37,11 +37,11 @@ func join(t *testing.T, s *postgres.Store, patient, doctor int64, day shared.Dat
 
 // offerTo records the offers as the hold would, with a made-up appointment id.
 func offerTo(got *[]int64, mu *sync.Mutex) postgres.OfferFunc {
-	return func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (int64, error) {
+	return func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		*got = append(*got, e.PatientID)
-		return 1000 + e.PatientID, nil
+		return booker.Booking{Appointment: booker.Appointment{ID: 1000 + e.PatientID}}, nil
 	}
 }
 
@@ -121,15 +121,15 @@ func TestFreedPlacesGoToTheFirstInLineOnceEach(t *testing.T) {
 		t.Errorf("the patient who booked still waits")
 	}
 
-	// The first offer expires (or is declined): its entry ends, the next in line gets the place.
-	lapsed := freed(42)
-	lapsed.AppointmentID = 1100
-	e, ok, err := s.OfferFreedPlace(context.Background(), lapsed, offerTo(&got, &mu))
+	// The first offer is declined: its entry ends, the next in line gets the place.
+	declined := freed(42)
+	declined.AppointmentID = 1100
+	e, ok, err := s.OfferFreedPlace(context.Background(), declined, offerTo(&got, &mu))
 	if err != nil || !ok || e.PatientID != 106 {
-		t.Errorf("after the expired offer: %+v (ok %v, %v), want patient 106", e, ok, err)
+		t.Errorf("after the declined offer: %+v (ok %v, %v), want patient 106", e, ok, err)
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 100 AND status = 'DONE'`); n != 1 {
-		t.Errorf("the entry of the expired offer did not end")
+		t.Errorf("the entry of the declined offer did not end")
 	}
 }
 
@@ -140,12 +140,12 @@ func TestFreedPlacePassesOverWhoCannotTakeIt(t *testing.T) {
 	}
 	var asked []int64
 	e, ok, err := s.OfferFreedPlace(context.Background(), freed(42),
-		func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (int64, error) {
+		func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
 			asked = append(asked, e.PatientID)
 			if e.PatientID == 100 {
-				return 0, postgres.ErrSkipEntry
+				return booker.Booking{}, postgres.ErrSkipEntry
 			}
-			return 1, nil
+			return booker.Booking{Appointment: booker.Appointment{ID: 1}}, nil
 		})
 	if err != nil || !ok || e.PatientID != 101 || !slices.Equal(asked, []int64{100, 101}) {
 		t.Errorf("offered %+v (ok %v, %v) after asking %v; want 101 after 100", e, ok, err, asked)

@@ -1,9 +1,10 @@
 // Package waitlist offers freed places to the patients waiting for them. It
-// consumes the appointment events: a cancellation or an expired hold frees a
-// place, and the first patient in line for that doctor's day is offered it
-// as a hold (postgres.OfferFreedPlace). Declining an offer is cancelling its
-// hold, and an offer that expires frees its place again: either way the next
-// patient in line is offered it.
+// consumes the appointment events: a cancellation, a move or an expired hold
+// frees a place, and the first patient in line for that doctor's day is
+// offered it as a hold (postgres.OfferFreedPlace), which the gateways are
+// told of as of any booking. Declining an offer is cancelling its hold, and
+// an offer that expires frees its place again: either way the next patient
+// in line is offered it.
 package waitlist
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker"
 	"termin/booker/outbox"
 	"termin/booker/postgres"
 	"termin/shared"
@@ -30,22 +32,45 @@ type Offers struct {
 	Consumer jetstream.Consumer
 	// Offer gives the place to the entry's patient (a hold for OFFER_TTL).
 	Offer postgres.OfferFunc
-	Log   *slog.Logger
+	// Announcer, when set, tells the gateways that an offer took a place,
+	// as a booking would; the place freed was announced by whoever freed it.
+	Announcer Announcer
+	Log       *slog.Logger
 }
+
+// Announcer tells the gateways a slot's state; *jetstream.Announcer is one.
+type Announcer interface {
+	Booked(booker.Booking) shared.SlotState
+	Send(context.Context, []shared.SlotState)
+}
+
+// freeing are the events that can free a place. The consumer takes only
+// these: a consumer of every event would receive, decode and acknowledge each
+// booking's event too, two messages per booking that offer nothing.
+var freeing = []string{outbox.SubjectCancelled, outbox.SubjectExpired, outbox.SubjectRescheduled}
 
 // Setup creates or updates the durable consumer on EVENTS (see outbox.Setup).
 // It starts at new events: places freed before the first start are not offered.
+// A nats-server before 2.10 takes one filter only: there it takes every
+// appointment event, and freedPlace passes over the others.
 func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace) (jetstream.Consumer, error) {
-	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
+	cfg := jetstream.ConsumerConfig{
 		Durable:       ConsumerName,
 		Description:   "Offers freed places to the waitlist.",
-		FilterSubject: ns.Subject("appointment.>"), // one filter: nats-server 2.9 takes no more
 		DeliverPolicy: jetstream.DeliverNewPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       time.Minute,
 		MaxDeliver:    -1,
 		MaxAckPending: 1000,
-	})
+	}
+	for _, s := range freeing {
+		cfg.FilterSubjects = append(cfg.FilterSubjects, ns.Subject(s))
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), cfg)
+	if errors.Is(err, jetstream.ErrConsumerMultipleFilterSubjectsNotSupported) {
+		cfg.FilterSubjects, cfg.FilterSubject = nil, ns.Subject("appointment.>")
+		cons, err = js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("waitlist: consumer: %w", err)
 	}
@@ -77,14 +102,18 @@ func (o *Offers) Run(ctx context.Context) error {
 func (o *Offers) handle(ctx context.Context, m jetstream.Msg) {
 	f, ok := freedPlace(m.Data())
 	if ok {
-		e, offered, err := o.Store.OfferFreedPlace(context.WithoutCancel(ctx), f, o.Offer)
+		ctx := context.WithoutCancel(ctx)
+		offer, offered, err := o.Store.OfferFreedPlace(ctx, f, o.Offer)
 		if err != nil {
 			o.Log.Warn("waitlist: offering a freed place failed; trying again", "slot", f.SlotID, "err", err)
 			_ = m.NakWithDelay(5 * time.Second)
 			return
 		}
 		if offered {
-			o.Log.Info("waitlist: freed place offered", "slot", f.SlotID, "entry", e.ID, "patient", e.PatientID)
+			o.Log.Info("waitlist: freed place offered", "slot", f.SlotID, "entry", offer.ID, "patient", offer.PatientID)
+			if o.Announcer != nil {
+				o.Announcer.Send(ctx, []shared.SlotState{o.Announcer.Booked(offer.Hold)})
+			}
 		}
 	}
 	_ = m.Ack()
@@ -100,7 +129,9 @@ func freedPlace(data []byte) (postgres.FreedPlace, bool) {
 	}
 	f := postgres.FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}
 	switch ev.Type {
-	case outbox.SubjectCancelled, outbox.SubjectExpired:
+	case outbox.SubjectCancelled:
+	case outbox.SubjectExpired:
+		f.Lapsed = true
 	case outbox.SubjectRescheduled:
 		if a.FromStartAt == nil {
 			return postgres.FreedPlace{}, false

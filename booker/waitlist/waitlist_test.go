@@ -28,11 +28,34 @@ type offers struct {
 	got []postgres.WaitingEntry
 }
 
-func (o *offers) offer(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (int64, error) {
+func (o *offers) offer(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.got = append(o.got, e)
-	return 5000 + e.PatientID, nil
+	return booker.Booking{Appointment: booker.Appointment{ID: 5000 + e.PatientID, SlotID: e.SlotID, PatientID: e.PatientID},
+		DoctorID: e.DoctorID}, nil
+}
+
+// announced records the slot states the consumer announces.
+type announced struct {
+	mu     sync.Mutex
+	states []shared.SlotState
+}
+
+func (a *announced) Booked(b booker.Booking) shared.SlotState {
+	return shared.SlotState{SlotID: b.SlotID, DoctorID: b.DoctorID, Left: b.Left, Holders: []int64{b.PatientID}}
+}
+
+func (a *announced) Send(_ context.Context, states []shared.SlotState) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.states = append(a.states, states...)
+}
+
+func (a *announced) list() []shared.SlotState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]shared.SlotState(nil), a.states...)
 }
 
 func (o *offers) list() []postgres.WaitingEntry {
@@ -57,7 +80,8 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	}
 	rec := &offers{}
 	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: log, Idle: 20 * time.Millisecond}
-	o := &waitlist.Offers{Store: store, Consumer: cons, Offer: rec.offer, Log: log}
+	ann := &announced{}
+	o := &waitlist.Offers{Store: store, Consumer: cons, Offer: rec.offer, Announcer: ann, Log: log}
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = relay.Run(ctx) })
 	wg.Go(func() { _ = o.Run(ctx) })
@@ -90,6 +114,9 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	if n := pgtest.QueryInt(t, db, `SELECT count(*) FROM waitlist_entry WHERE patient_id = 101 AND status = 'WAITING'`); n != 1 {
 		t.Errorf("the second in line no longer waits")
 	}
+	if got := ann.list(); len(got) != 1 || got[0].SlotID != slot || got[0].DoctorID != 42 || got[0].Left != 0 {
+		t.Errorf("announced %+v, want the offered slot %d taken", got, slot)
+	}
 
 	// A move frees its old slot: the next in line is offered that.
 	old := pgtest.InsertSlot(t, db, 42, start.Add(time.Hour), 1)
@@ -109,5 +136,33 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	})
 	if got := rec.list()[1]; got.PatientID != 101 || got.SlotID != old {
 		t.Errorf("after the move offered %+v, want patient 101 the old slot %d", got, old)
+	}
+}
+
+// TestOffersConsumerTakesOnlyEventsThatFreePlaces: a booking's event never
+// reaches the waitlist's consumer (two messages per booking that could offer
+// nothing); a cancellation's, an expiry's and a move's do.
+func TestOffersConsumerTakesOnlyEventsThatFreePlaces(t *testing.T) {
+	_, js, ns := testkit.NATS(t)
+	ctx := t.Context()
+	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := waitlist.Setup(ctx, js, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{outbox.SubjectBooked, outbox.SubjectConfirmed, outbox.SubjectBooked,
+		outbox.SubjectCancelled, outbox.SubjectExpired, outbox.SubjectRescheduled} {
+		if _, err := js.Publish(ctx, ns.Subject(subject), []byte(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumPending != 3 {
+		t.Errorf("the waitlist's consumer has %d events pending, want the 3 that free places", info.NumPending)
 	}
 }

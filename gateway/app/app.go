@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -30,6 +31,9 @@ type App struct {
 	queue  *jetstream.Queue
 	server *gwhttp.Server
 	ln     net.Listener
+	pprof  *http.Server
+	// pprofAddr is where pprof listens, once it does.
+	pprofAddr string
 }
 
 // Start waits for the booker's migrations and queue, then serves. It returns
@@ -88,7 +92,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return fmt.Errorf("%w: set GATEWAY_ADDR to a free address, e.g. GATEWAY_ADDR=127.0.0.1:8081", err)
 	}
 	go a.server.Serve(a.ln)
-	return nil
+	return a.servePprof()
 }
 
 // checkAuth fails closed: no gateway starts without a usable secret unless
@@ -164,6 +168,9 @@ func (a *App) close() error {
 	}
 	if a.db != nil {
 		a.db.Close()
+	}
+	if a.pprof != nil {
+		_ = a.pprof.Close()
 	}
 	return nil
 }

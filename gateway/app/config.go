@@ -49,6 +49,9 @@ type Config struct {
 	ListTTL time.Duration
 	// ScheduleTimeout is how long a plan waits for a booker before 503; 0 means 10 s.
 	ScheduleTimeout time.Duration
+	// PprofAddr, when set, serves Go's profiles (/debug/pprof/) on this
+	// address of its own.
+	PprofAddr string
 }
 
 // ParseFlags reads the configuration from args, with defaults from the
@@ -83,6 +86,7 @@ func ParseFlags(args []string) (Config, error) {
 	lottery := fs.String("lottery-secret", envconf.String("LOTTERY_SECRET", ""), "secret the opening lotteries are drawn from, common to all gateways; default derived from AUTH_SECRET, else random per gateway (LOTTERY_SECRET)")
 	fs.DurationVar(&cfg.ListTTL, "list-cache-ttl", envconf.Duration("LIST_CACHE_TTL", 2*time.Second), "how stale a cached slot list may be (LIST_CACHE_TTL)")
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
+	fs.StringVar(&cfg.PprofAddr, "pprof-addr", envconf.String("GATEWAY_PPROF_ADDR", ""), "address of /debug/pprof/, apart from the API; empty = off (GATEWAY_PPROF_ADDR)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err

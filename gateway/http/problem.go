@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -137,10 +139,6 @@ func writeProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
 	if !ok {
 		code, spec = shared.CodeInternal, problems[shared.CodeInternal]
 	}
-	body, err := json.Marshal(problem{Type: spec.typ, Title: spec.title, Status: spec.status, Detail: detail, Code: code})
-	if err != nil { // cannot happen: every field is a string or an int
-		body = []byte(`{"status":500,"code":"INTERNAL"}`)
-	}
 	ctx.SetStatusCode(spec.status)
 	ctx.SetContentType("application/problem+json")
 	if spec.retryAfter > 0 {
@@ -149,5 +147,40 @@ func writeProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
 	if code == shared.CodeUnauthorized {
 		ctx.Response.Header.Set("WWW-Authenticate", "Bearer")
 	}
-	ctx.SetBody(append(body, '\n')) // as writeJSON: the shell's prompt on its own line
+	ctx.SetBody(problemBody(code, spec, detail))
+}
+
+// problemBodies keeps the bodies of the problems answered so far, at most
+// maxProblemBodies of them: a refusal's detail is mostly a sentinel's fixed
+// text, and at 07:00 the same SLOT_FULL body is written thousands of times a
+// second. Details that quote a client's input make new bodies; past the bound
+// those are encoded each time.
+var (
+	problemBodies    sync.Map // problemKey -> []byte
+	problemBodyCount atomic.Int64
+)
+
+const maxProblemBodies = 1024
+
+type problemKey struct {
+	code   shared.Code
+	detail string
+}
+
+func problemBody(code shared.Code, spec problemSpec, detail string) []byte {
+	k := problemKey{code, detail}
+	if b, ok := problemBodies.Load(k); ok {
+		return b.([]byte)
+	}
+	body, err := json.Marshal(problem{Type: spec.typ, Title: spec.title, Status: spec.status, Detail: detail, Code: code})
+	if err != nil { // cannot happen: every field is a string or an int
+		body = []byte(`{"status":500,"code":"INTERNAL"}`)
+	}
+	body = append(body, '\n') // as writeJSON: the shell's prompt on its own line
+	if problemBodyCount.Load() < maxProblemBodies {
+		if _, loaded := problemBodies.LoadOrStore(k, body); !loaded {
+			problemBodyCount.Add(1)
+		}
+	}
+	return body
 }

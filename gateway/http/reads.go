@@ -50,11 +50,9 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 		s.fail(ctx, err)
 		return
 	}
-	out := toSlotsJSON(doctorID, day, slots, time.Now())
-	if named {
-		out.Doctor = &slotsDoctorJSON{Name: doctor.Name, Specialty: doctor.Specialty}
-	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	ctx.SetStatusCode(fasthttp.StatusOK)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(s.pages.render(doctorID, day, slots, doctor, named, time.Now()))
 }
 
 // knownDoctor is nil for a doctor with slots or a plan, DOCTOR_NOT_FOUND for

@@ -2,6 +2,7 @@ package http_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/shared/poll"
 )
 
 func TestListSlots(t *testing.T) {
@@ -168,4 +170,38 @@ func TestListSlotsUnknownDoctor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestListSlotsRendersTheCurrentList: a list's body is kept between reads,
+// but a new list (a booking was announced) shows at once, and a slot that
+// opens loses its opensAt when it opens.
+func TestListSlotsRendersTheCurrentList(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: upcoming, EndAt: upcoming.Add(15 * time.Minute), Capacity: 2, BookedCount: 1}
+	list := func() string {
+		t.Helper()
+		r := e.do(t, req{method: "GET", path: "/api/doctors/42/slots?date=2099-01-05"})
+		expectStatus(t, r, 200)
+		return string(r.body)
+	}
+	e.reads.slots[42] = []gateway.Slot{slot}
+	if b := list(); !strings.Contains(b, `"available":1`) || list() != b {
+		t.Fatalf("body = %s, want available 1, twice alike", b)
+	}
+	slot.BookedCount = 2
+	e.reads.slots[42] = []gateway.Slot{slot}
+	if b := list(); !strings.Contains(b, `"available":0`) {
+		t.Fatalf("after a booking: body = %s, want available 0", b)
+	}
+	slot.OpensAt = time.Now().Add(300 * time.Millisecond)
+	e.reads.slots[42] = []gateway.Slot{slot}
+	if b := list(); !strings.Contains(b, `"opensAt"`) {
+		t.Fatalf("before the opening: body = %s, want opensAt", b)
+	}
+	poll.For(t, 5*time.Second, 50*time.Millisecond, func() error {
+		if b := list(); strings.Contains(b, `"opensAt"`) {
+			return fmt.Errorf("after the opening the body still shows opensAt: %s", b)
+		}
+		return nil
+	})
 }

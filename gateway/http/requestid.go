@@ -54,21 +54,21 @@ func requestID(ctx *fasthttp.RequestCtx) string {
 	return rid
 }
 
-// withRequestLog makes the request's logger, with the request id and the
+// withRequestLog gives the request its logger, with the request id and the
 // given attributes on every line, keeps it for the server's own lines (fail,
-// finish) and hands it down to the gateway through the returned context.
+// finish) and hands it down to the gateway through the returned context. The
+// logger is made only when a line is written.
 func (s *Server) withRequestLog(ctx *fasthttp.RequestCtx, parent context.Context, attrs ...any) context.Context {
-	rid := requestID(ctx)
-	log := s.log.With(append([]any{"request_id", rid}, attrs...)...)
+	log := gateway.NewRequestLog(s.log, requestID(ctx), attrs...)
 	ctx.SetUserValue(logKey, log)
-	return gateway.WithRequest(parent, rid, log)
+	return gateway.WithRequest(parent, log)
 }
 
 // logFor is the request's logger: the one withRequestLog made, else the
 // server's with the request id.
 func (s *Server) logFor(ctx *fasthttp.RequestCtx) *slog.Logger {
-	if log, ok := ctx.UserValue(logKey).(*slog.Logger); ok {
-		return log
+	if log, ok := ctx.UserValue(logKey).(*gateway.RequestLog); ok {
+		return log.Logger()
 	}
 	return s.log.With("request_id", requestID(ctx))
 }

@@ -77,6 +77,7 @@ type Server struct {
 	auth     *authenticator
 	log      *slog.Logger
 	metrics  *metrics
+	pages    pages
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
@@ -183,8 +184,8 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 		took := time.Since(start)
 		s.metrics.bookingDuration.Observe(took.Seconds())
 		s.metrics.admission[admissionOutcome(status)].Inc()
-		if log := s.logFor(ctx); log.Enabled(context.Background(), slog.LevelDebug) {
-			log.Debug("booking answered", "status", status, "took", took)
+		if s.log.Enabled(context.Background(), slog.LevelDebug) {
+			s.logFor(ctx).Debug("booking answered", "status", status, "took", took)
 		}
 	}
 	s.metrics.inflight.Dec()

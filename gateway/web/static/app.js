@@ -9,6 +9,11 @@ window.Termin = (function () {
   const ZONE = 'Europe/Berlin';
   const DAYS = 14;
   const ALTERNATIVES = 3;
+  // ALT_TRIES bounds how often one day's free times are asked for again
+  // after a busy server's Retry-After before the page says it cannot look.
+  const ALT_TRIES = 4;
+  // ALT_TEXTS says where the search for alternatives stands; 'shown' lists them.
+  const ALT_TEXTS = { loading: 'altsLoading', none: 'altsNone', failed: 'altsFailed', shown: '' };
   const $ = function (id) { return document.getElementById(id); };
   const state = {
     lang: localStorage.getItem('termin.lang') === 'en' ? 'en' : 'de',
@@ -341,20 +346,26 @@ window.Termin = (function () {
       if (r.status === 401) return expired();
       if (!retryable(r)) return finish(p, r);
       waitAnswer(r);
-      await countdown(r.retryAfter, run);
+      await pause(r.retryAfter, run);
       if (run !== state.run) return;
     }
   }
 
+  // retryable answers leave the request undecided: it is sent again with
+  // the same key. 202 is queued, 429 a patient over the limit (the same key
+  // counts once it is let in), 408/5xx and no answer a request that may not
+  // have arrived.
   function retryable(r) {
-    return r.status === 202 || r.status === 0 || r.status === 429 || r.status === 502 || r.status === 503 || r.status === 504;
+    return r.status === 202 || r.status === 0 || r.status === 408 || r.status === 429 || r.status >= 502;
   }
 
+  // waitAnswer shows an undecided answer: a position and estimated wait
+  // from a 202, else why the page asks again, keeping the last position.
   function waitAnswer(r) {
     const w = state.wait;
     w.asking = false;
-    w.eta = r.retryAfter;
-    w.note = r.status === 202 ? '' : r.status === 0 ? 'waitOffline' : 'waitBusy';
+    w.note = r.status === 202 ? '' : r.status === 0 ? 'waitOffline' : r.status === 429 ? 'waitLimited' : 'waitBusy';
+    if (r.status === 202) w.eta = r.retryAfter;
     if (r.status === 202 && r.body && r.body.position > 0) {
       w.pos = r.body.position;
       w.first = Math.max(w.first, w.pos);
@@ -367,12 +378,21 @@ window.Termin = (function () {
     if (state.view !== 'wait') show('wait');
   }
 
-  async function countdown(secs, run) {
-    for (let n = secs; n > 0 && run === state.run; n--) {
-      state.wait.next = n;
+  // pause waits secs before the next repeat on one timer: a tab in the
+  // background has chains of short timers slowed to one a minute, which a
+  // wait made of one-second steps would be. The countdown shown is drawn
+  // beside it and may lag there; the repeat does not.
+  async function pause(secs, run) {
+    const until = Date.now() + secs * 1000;
+    const draw = function () {
+      if (run !== state.run || !state.wait) return;
+      state.wait.next = Math.max(1, Math.ceil((until - Date.now()) / 1000));
       renderWait();
-      await sleep(1000);
-    }
+    };
+    draw();
+    const tick = setInterval(draw, 1000);
+    await sleep(secs * 1000);
+    clearInterval(tick);
   }
 
   function etaText(secs) {
@@ -407,7 +427,7 @@ window.Termin = (function () {
         startAt: a.startAt || p.startAt, endAt: a.endAt || p.endAt, status: a.status || 'BOOKED' });
       if (p.kind === 'move' && a.id !== p.apptId) api.forget(p.apptId);
     }
-    state.result = { ok: ok, p: p, r: r, alts: null };
+    state.result = { ok: ok, p: p, r: r, alts: [], alternatives: r.code === 'SLOT_FULL' ? 'loading' : '' };
     renderResult();
     show('result');
     if (r.code === 'SLOT_FULL') loadAlternatives(state.result);
@@ -427,32 +447,48 @@ window.Termin = (function () {
     }
     $('result-text').textContent = text;
     $('result-text').setAttribute('data-code', res.ok ? '' : res.r.code);
-    $('alts-box').hidden = !res.alts;
-    $('alts-none').hidden = !res.alts || res.alts.length > 0;
+    $('alts-box').hidden = !res.alternatives;
+    $('alts-box').setAttribute('data-state', res.alternatives);
+    hint('alts-state', ALT_TEXTS[res.alternatives] ? t(ALT_TEXTS[res.alternatives]) : '');
     const ul = $('alts');
     ul.replaceChildren();
-    (res.alts || []).forEach(function (s) {
+    res.alts.forEach(function (s) {
       ul.appendChild(el('li', {}, [slotButton(s, { id: res.p.doctorId, name: res.p.doctorName })]));
     });
   }
 
   // loadAlternatives offers the next free times of the same doctor, from
-  // the full slot's day on, a week at most.
+  // the full slot's day on, a week at most. A day the server cannot list
+  // now ends the search: with nothing found the page says it could not
+  // look, never that nothing is free.
   async function loadAlternatives(res) {
     const found = [];
+    let failed = false;
     const parts = res.p.date.split('-').map(Number);
-    for (let i = 0; i < 7 && found.length < ALTERNATIVES; i++) {
+    for (let i = 0; i < 7 && found.length < ALTERNATIVES && !failed; i++) {
       const day = new Date(Date.UTC(parts[0], parts[1] - 1, parts[2] + i, 12)).toISOString().slice(0, 10);
-      const r = await api.call('GET', '/api/doctors/' + res.p.doctorId + '/slots?date=' + day);
-      if (!r.ok || !r.body || !Array.isArray(r.body.slots)) break;
-      r.body.slots.forEach(function (s) {
+      const slots = await daySlots(res.p.doctorId, day, res);
+      if (state.result !== res) return;
+      failed = !slots;
+      (slots || []).forEach(function (s) {
         if (s.id !== res.p.slotId && new Date(s.startAt) > new Date() && found.length < ALTERNATIVES) found.push(s);
       });
     }
-    if (state.result !== res) return;
     if (res.p.kind === 'move') state.moving = { id: res.p.apptId, startAt: res.p.from, doctorId: res.p.doctorId, doctorName: res.p.doctorName };
     res.alts = found;
+    res.alternatives = found.length ? 'shown' : failed ? 'failed' : 'none';
     renderResult();
+  }
+
+  // daySlots is one day's free times of a doctor, asked for again after a
+  // busy server's Retry-After (429, 503, no answer), or null.
+  async function daySlots(doctorId, day, res) {
+    for (let i = 1; ; i++) {
+      const r = await api.call('GET', '/api/doctors/' + doctorId + '/slots?date=' + day);
+      if (r.ok && r.body && Array.isArray(r.body.slots)) return r.body.slots;
+      if (!retryable(r) || i >= ALT_TRIES || state.result !== res) return null;
+      await sleep(r.retryAfter * 1000);
+    }
   }
 
   document.addEventListener('DOMContentLoaded', start);

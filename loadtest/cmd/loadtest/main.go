@@ -157,7 +157,7 @@ func morningFlags(fs *flag.FlagSet, o *loadtest.Options) {
 	fs.IntVar(&o.AllSlots, "slots-per-doctor", int(envFloat("LOADTEST_SLOTS_PER_DOCTOR", 0)), "opening-all: 15-minute slots per doctor's day; 0 = 40 (LOADTEST_SLOTS_PER_DOCTOR)")
 	fs.Float64Var(&o.GroupShare, "group-share", envFloat("LOADTEST_GROUP_SHARE", 0), "opening-all: share of slots with -group-capacity places, the rest have one; 0 = 0.1 (LOADTEST_GROUP_SHARE)")
 	fs.IntVar(&o.GroupCapacity, "group-capacity", int(envFloat("LOADTEST_GROUP_CAPACITY", 0)), "places of a group slot (opening, opening-all); 0 = 10 (LOADTEST_GROUP_CAPACITY)")
-	fs.DurationVar(&o.OpensIn, "opens-in", envDuration("LOADTEST_OPENS_IN", 0), "opening-all: the opening (opens_at of every slot, and the first click) this long after seeding begins; 0 = 10s (LOADTEST_OPENS_IN)")
+	fs.DurationVar(&o.OpensIn, "opens-in", envDuration("LOADTEST_OPENS_IN", 0), "opening, opening-all: the opening (opens_at of the popular doctor's slots, or of every slot, and the first click) this long after seeding begins; 0 = 10s; negative in opening = open at once (LOADTEST_OPENS_IN)")
 	fs.StringVar(&o.Skew, "skew", env("LOADTEST_SKEW", "uniform"), "opening-all: uniform (every slot alike) or zipf (popular doctors draw most clicks) (LOADTEST_SKEW)")
 	fs.Float64Var(&o.ZipfS, "zipf-s", envFloat("LOADTEST_ZIPF_S", 0), "opening-all with -skew zipf: the exponent, > 1; 0 = 1.1 (LOADTEST_ZIPF_S)")
 }
