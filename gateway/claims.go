@@ -104,12 +104,21 @@ func (r *Room) claimPlace(ctx context.Context, want Place) (Place, error) {
 // over reports whether a recorded place no longer holds the patient's
 // place: one of this gateway's (a place of ours still open is in
 // r.openings, and the new ticket took its slot there, so it is closed),
-// one of a gateway gone silent, or one the booker decided.
+// one of a gateway gone silent, one its gateway told ended, or one the
+// booker decided.
 func (r *Room) over(ctx context.Context, p Place) (bool, error) {
-	if p.Gateway == r.name || r.gone(p.Gateway) {
+	if p.Gateway == r.name || r.gone(p.Gateway) || r.toldEnded(p) {
 		return true, nil
 	}
 	return r.places.Decided(ctx, p)
+}
+
+// toldEnded reports whether the place's gateway has told that it ended.
+func (r *Room) toldEnded(p Place) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rp, ok := r.remote[openingID{patient: p.Patient, doctor: p.Doctor, opensAt: p.OpensAt}]
+	return ok && rp.origin == p.Gateway && rp.key == p.Key && rp.closed != ""
 }
 
 // gone reports whether a gateway has not been heard for ten times the
@@ -144,10 +153,11 @@ func (r *Room) followClaimLocked(t *Ticket, p Place) {
 	r.following[oid] = append(r.following[oid], t)
 }
 
-// releaseLocked's counterpart for claims: a place that ends without the
-// booker's decision (refused here, withdrawn, or unavailable) is forgotten
-// by the record, so that the patient's next key claims afresh; one the
-// booker decided stays, and is found over by its decision.
+// unclaimLocked forgets, in the record, a place that ends without the
+// booker's decision (refused here, or given up unavailable), so that the
+// patient's next key claims afresh at once; one the booker decided stays,
+// and is found over by its decision. A release that fails leaves the place
+// to be found over by the note that told its end.
 func (r *Room) unclaimLocked(t *Ticket, err error) {
 	if r.places == nil || t.claim == 0 || (t.admitted && err == nil) {
 		return
@@ -158,7 +168,7 @@ func (r *Room) unclaimLocked(t *Ticket, err error) {
 		ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
 		defer cancel()
 		if err := r.places.Release(ctx, p); err != nil {
-			r.log.Warn("place not released; it is replaced once found over", "patient", p.Patient, "err", err)
+			r.log.Warn("place not released from the record", "patient", p.Patient, "err", err)
 		}
 	}()
 }

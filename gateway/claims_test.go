@@ -222,3 +222,36 @@ func waitReleased(t *testing.T, m *memPlaces, patient int64) {
 		return nil
 	})
 }
+
+// keepPlaces is a record whose releases are lost.
+type keepPlaces struct{ *memPlaces }
+
+func (keepPlaces) Release(context.Context, gateway.Place) error { return nil }
+
+// TestAPlaceToldEndedIsClaimedAgain: when a place's release is lost, the
+// note that told its end still lets the patient's next key take the place.
+func TestAPlaceToldEndedIsClaimedAgain(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
+	record := keepPlaces{newMemPlaces()}
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
+	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record))
+	exchange(map[string]*gateway.Room{"a": a, "b": b})
+	if _, err := a.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	a.SlotState(shared.SlotState{SlotID: 1, Left: 0}) // fills: a refuses the place, and its release is lost
+	b.PeerPlaces("a", a.Places(nil))
+	a.SlotState(shared.SlotState{SlotID: 1, Left: 1}) // a place again
+	b.SlotState(shared.SlotState{SlotID: 1, Left: 1})
+	later, err := b.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later.Following() != "" {
+		t.Errorf("the next key follows the ended place %q, want a place of its own", later.Following())
+	}
+	if p, _ := record.holder(7); p.Key != "y" {
+		t.Errorf("the record names %q, want the new key y", p.Key)
+	}
+}

@@ -98,7 +98,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	if run["BOOKER"] != "" {
 		booker = run["BOOKER"] + "/metrics"
 	}
-	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", or(run["GW"], "http://127.0.0.1:8080")), "gateway base URL; default from "+runEnvPath+" when make run runs (GATEWAY_URL)")
+	fs.StringVar(&o.GatewayURL, "gateway", env("GATEWAY_URL", or(run["GW"], "http://127.0.0.1:8080")), "gateway base URL (the fairness scenario takes several, comma-separated); default from "+runEnvPath+" when make run runs (GATEWAY_URL)")
 	fs.StringVar(&o.BookerMetricsURL, "booker-metrics", env("BOOKER_METRICS_URL", booker), "booker /metrics URL; empty skips it; default from "+runEnvPath+" (BOOKER_METRICS_URL)")
 	fs.StringVar(&o.DatabaseURL, "database-url", env("DATABASE_URL", or(run["DB"], defaultDatabaseURL)), "PostgreSQL URL, for seeding and the checks; default make run's, from "+runEnvPath+" (DATABASE_URL)")
 	fs.Float64Var(&o.Rate, "rate", envFloat("LOADTEST_RATE", 0), "new booking clicks per second; 0 = scenario default: opening 5000, sustained and hotslot-compare 500 (first step), day 20, opening-all 1000 (LOADTEST_RATE)")
