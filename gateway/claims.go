@@ -92,9 +92,9 @@ func (r *Room) claimPlace(ctx context.Context, want Place) (Place, error) {
 		if err != nil || got.Gateway == want.Gateway && got.Key == want.Key {
 			return got, err
 		}
-		over, err := r.over(ctx, got)
-		if err != nil || !over {
-			return got, err
+		over, oerr := r.over(ctx, got)
+		if oerr != nil || !over {
+			return got, oerr
 		}
 		got, err = r.places.Replace(ctx, want, got.Rev)
 	}

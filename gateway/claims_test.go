@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -253,5 +254,32 @@ func TestAPlaceToldEndedIsClaimedAgain(t *testing.T) {
 	}
 	if p, _ := record.holder(7); p.Key != "y" {
 		t.Errorf("the record names %q, want the new key y", p.Key)
+	}
+}
+
+// failingReplace is a record whose replacements fail.
+type failingReplace struct{ *memPlaces }
+
+func (failingReplace) Replace(context.Context, gateway.Place, uint64) (gateway.Place, error) {
+	return gateway.Place{}, errors.New("record unreachable")
+}
+
+// TestAFailedClaimIsUnavailable: a claim whose replacement of a place that
+// is over fails answers unavailable, and follows nobody.
+func TestAFailedClaimIsUnavailable(t *testing.T) {
+	opened := time.Now().Add(-time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opened.Add(24 * time.Hour), Capacity: 5, OpensAt: opened}
+	record := failingReplace{newMemPlaces()}
+	room, q := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
+	_, _ = record.Claim(t.Context(), gateway.Place{Patient: 7, Doctor: 42, OpensAt: opened.UnixMicro(), Gateway: "a", Key: "old"})
+	tk, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.Decision(); !errors.Is(err, gateway.ErrUnavailable) || tk.Following() != "" {
+		t.Errorf("a failed claim: %v, following %q; want unavailable, following nobody", err, tk.Following())
+	}
+	if q.count() != 0 {
+		t.Errorf("%d commands reached the queue after a failed claim, want none", q.count())
 	}
 }
