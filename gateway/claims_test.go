@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,5 +282,43 @@ func TestAFailedClaimIsUnavailable(t *testing.T) {
 	}
 	if q.count() != 0 {
 		t.Errorf("%d commands reached the queue after a failed claim, want none", q.count())
+	}
+}
+
+// TestALoneGatewayClaimsNothing: a gateway that has heard no other for
+// long enough takes places without the shared record (a claim costs a
+// stream write per place, at the opening's first second); it claims while
+// it cannot know yet, and again as soon as another gateway is heard.
+func TestALoneGatewayClaimsNothing(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
+	record := newMemPlaces()
+	var offset atomic.Int64
+	clock := gateway.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record), clock)
+	join := func(patient int64) {
+		t.Helper()
+		tk, err := a.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: patient, IdempotencyKey: "k"})
+		if err != nil || tk == nil {
+			t.Fatal(err)
+		}
+	}
+	claimed := func(patient int64) func() error {
+		return func() error {
+			if _, ok := record.holder(patient); !ok {
+				return fmt.Errorf("patient %d's place is not in the record", patient)
+			}
+			return nil
+		}
+	}
+	join(1) // just started: it cannot know whether it is alone
+	poll.For(t, 5*time.Second, 5*time.Millisecond, claimed(1))
+	offset.Store(int64(3 * time.Second))
+	join(2) // heard nobody since it started
+	a.PeerLoads("b", nil, true)
+	join(3) // another gateway is there
+	poll.For(t, 5*time.Second, 5*time.Millisecond, claimed(3))
+	if _, ok := record.holder(2); ok {
+		t.Error("a gateway alone claimed patient 2's place")
 	}
 }

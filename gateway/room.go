@@ -184,7 +184,7 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 	r.tickets[id] = t
 	if inOpen {
 		r.openings[oid] = t
-		if r.places != nil {
+		if r.places != nil && !r.aloneLocked() {
 			t.claiming = make(chan struct{})
 			go r.claim(t) // lined up once the gateways' record gives it the place
 			return t, nil
