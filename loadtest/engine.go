@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ type engine struct {
 	clicksDone atomic.Bool
 	cancelled  atomic.Bool
 	deadline   atomic.Int64 // unix nanoseconds; the end of the follow-up
+	// clicks, repeats and reads send the three streams, each over its own
+	// connections.
+	clicks, repeats, reads client
 }
 
 func newEngine(o Options, load workload, id ids) *engine {
@@ -47,6 +51,7 @@ func newEngine(o Options, load workload, id ids) *engine {
 		rng:     rand.New(rand.NewPCG(uint64(o.Seed), 1)),
 		readRng: rand.New(rand.NewPCG(uint64(o.Seed), 2))}
 	e.sched = newSchedule(e.quit)
+	e.clicks, e.repeats, e.reads = newClient(o.Conns), newClient(o.Conns), newClient(min(o.Conns, 2_000))
 	return e
 }
 
@@ -65,8 +70,7 @@ func (e *engine) quit() bool {
 // run sends the load with the given pacer for new clicks and returns once
 // every click is decided, the follow-up is over, or ctx is cancelled.
 func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
-	conns := e.opts.Conns
-	clicks, repeats, reads := newAttacker(conns), newAttacker(conns), newAttacker(min(conns, 2_000))
+	clicks, repeats, reads := e.clicks.attacker, e.repeats.attacker, e.reads.attacker
 	stop := context.AfterFunc(ctx, func() {
 		e.cancelled.Store(true)
 		clicks.Stop()
@@ -90,9 +94,19 @@ func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
 	watch()
 }
 
-func newAttacker(conns int) *vegeta.Attacker {
-	return vegeta.NewAttacker(vegeta.Timeout(requestTimeout), vegeta.KeepAlive(true),
-		vegeta.Connections(conns), vegeta.MaxConnections(conns), vegeta.MaxBody(64<<10), vegeta.Redirects(vegeta.NoFollow))
+// client is an attacker and the HTTP client it sends with, whose
+// connections warm opens before the first click.
+type client struct {
+	attacker *vegeta.Attacker
+	http     *http.Client
+}
+
+func newClient(conns int) client {
+	c := &http.Client{Timeout: requestTimeout, Transport: &http.Transport{
+		Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns,
+		DialContext: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+	}}
+	return client{http: c, attacker: vegeta.NewAttacker(vegeta.Client(c), vegeta.MaxBody(64<<10), vegeta.Redirects(vegeta.NoFollow))}
 }
 
 // newClick is the targeter of new clicks. One in Impatient of them is

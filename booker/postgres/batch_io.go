@@ -48,6 +48,29 @@ const spanSlotsSQL = `
                                      AND n.start_at < f.start_at + make_interval(mins => v.minutes)
                                       WHERE f.id = v.slot_id) n`
 
+// knownKeysSQL reads the appointments of the batch's keys ($1 patients, $2
+// keys), one lookup each.
+const knownKeysSQL = `
+        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint,
+               a.expires_at, upper(a.period)
+        FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
+        LATERAL (SELECT * FROM appointment a
+                 WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`
+
+// holdersSQL reads which of the pairs ($1 slots, $2 patients) hold a place.
+const holdersSQL = `
+        SELECT h.slot_id, h.patient_id
+        FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
+        LATERAL (SELECT 1 FROM appointment a
+                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`
+
+// reserveSQL adds the places granted ($2) to the slots ($1), none beyond
+// its capacity: a slot it would overfill is not updated, and the batch fails.
+const reserveSQL = `
+        UPDATE time_slot t SET booked_count = t.booked_count + g.n
+        FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
+        WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`
+
 // read learns, in one round trip, the keys decided before, and locks every
 // slot the batch touches (bookings' and cancellations' alike) in id order, so
 // that concurrent batches queue for the same rows in the same order and
@@ -86,12 +109,7 @@ func (b *batch) read(ctx context.Context) error {
 		holdPatients = append(slices.Clip(holders), moves.patients...)
 	}
 	q := &pgx.Batch{}
-	q.Queue(`
-        SELECT a.id, a.slot_id, a.patient_id, a.status, a.created_at, a.idempotency_key, a.request_fingerprint,
-               a.expires_at, upper(a.period)
-        FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idempotency_key),
-        LATERAL (SELECT * FROM appointment a
-                 WHERE a.patient_id = k.patient_id AND a.idempotency_key = k.idempotency_key LIMIT 1) a`, patients, keys)
+	q.Queue(knownKeysSQL, patients, keys)
 	switch {
 	case len(appts) == 0 && len(spanFirst) == 0:
 		q.Queue(lockOwnSlotsSQL, holdSlots, b.now)
@@ -100,11 +118,7 @@ func (b *batch) read(ctx context.Context) error {
 	default:
 		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now, spanFirst, spanMinutes)
 	}
-	q.Queue(`
-        SELECT h.slot_id, h.patient_id
-        FROM unnest($1::bigint[], $2::bigint[]) AS h(slot_id, patient_id),
-        LATERAL (SELECT 1 FROM appointment a
-                 WHERE a.slot_id = h.slot_id AND a.patient_id = h.patient_id AND a.status IN ('BOOKED', 'HELD') LIMIT 1) a`, holdSlots, holdPatients)
+	q.Queue(holdersSQL, holdSlots, holdPatients)
 	if len(moves.patients) > 0 {
 		q.Queue(movedSQL, moves.patients, moves.keys)
 	}
@@ -293,10 +307,7 @@ func (b *batch) writeWinners(ctx context.Context) error {
 	}
 	w := b.winnerColumns()
 	q := &pgx.Batch{}
-	q.Queue(`
-        UPDATE time_slot t SET booked_count = t.booked_count + g.n
-        FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
-        WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`, ids, counts)
+	q.Queue(reserveSQL, ids, counts)
 	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends, w.solo, w.expires, w.spans)
 	partly := b.filledAfterOthers()
 	if len(partly) > 0 {
