@@ -47,8 +47,8 @@ func (q *Queue) ID() string { return q.inbox }
 // publishes (an empty message), so that the others drop its old loads.
 func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.Duration) error {
 	sub, err := q.nc.Subscribe(q.cfg.Namespace.Subject(linesSubject), func(m *nats.Msg) {
-		origin := m.Header.Get(originHeader)
-		if origin == q.inbox || origin == "" || len(origin) > 128 {
+		origin := q.peerOrigin(m)
+		if origin == "" {
 			return
 		}
 		loads, err := decodeLines(m.Data)
@@ -62,8 +62,8 @@ func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.D
 		return err
 	}
 	places, err := q.nc.Subscribe(q.cfg.Namespace.Subject(placesSubject), func(m *nats.Msg) {
-		origin := m.Header.Get(originHeader)
-		if origin == q.inbox || origin == "" || len(origin) > 128 {
+		origin := q.peerOrigin(m)
+		if origin == "" {
 			return
 		}
 		var notes []gateway.PlaceNote
@@ -101,55 +101,35 @@ func validNotes(notes []gateway.PlaceNote) []gateway.PlaceNote {
 	return out
 }
 
+// publishPlaces tells the places the room took or gave up since the last
+// tick, in messages of at most maxNotesPerMessage notes.
 func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
-	defer sub.Unsubscribe()
-	t := time.NewTicker(every)
-	defer t.Stop()
 	var buf []gateway.PlaceNote
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	everyTick(ctx, sub, every, func(int) {
 		buf = room.Places(buf[:0])
 		for rest := buf; len(rest) > 0; {
 			n := min(len(rest), maxNotesPerMessage)
 			data, _ := json.Marshal(rest[:n])
-			msg := nats.NewMsg(q.cfg.Namespace.Subject(placesSubject))
-			msg.Header.Set(originHeader, q.inbox)
-			msg.Data = data
-			_ = q.nc.PublishMsg(msg)
+			q.tell(placesSubject, data, false)
 			rest = rest[n:]
 		}
-	}
+	})
 }
 
+// publishLines tells the room's loads every tick, all of them every
+// fullEvery ticks; an empty message when there are none, so that the
+// others know this gateway is there.
 func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
-	defer sub.Unsubscribe()
-	t := time.NewTicker(every)
-	defer t.Stop()
 	var buf []gateway.LineLoad
-	for tick := 0; ; tick++ {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	everyTick(ctx, sub, every, func(tick int) {
 		var full bool
 		buf, full = room.Loads(buf[:0], tick%fullEvery == 0)
 		for first := true; first || len(buf) > 0; first = false {
 			n := min(len(buf), maxLinesPerMessage)
-			msg := nats.NewMsg(q.cfg.Namespace.Subject(linesSubject))
-			msg.Header.Set(originHeader, q.inbox)
-			if full && first {
-				msg.Header.Set(fullHeader, "1")
-			}
-			msg.Data = encodeLines(buf[:n])
-			_ = q.nc.PublishMsg(msg)
+			q.tell(linesSubject, encodeLines(buf[:n]), full && first)
 			buf = buf[n:]
 		}
-	}
+	})
 }
 
 func encodeLines(loads []gateway.LineLoad) []byte {

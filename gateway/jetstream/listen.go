@@ -116,19 +116,11 @@ func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every tim
 }
 
 func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l *gateway.Limiter, every time.Duration) {
-	defer sub.Unsubscribe()
-	t := time.NewTicker(every)
-	defer t.Stop()
 	var buf []gateway.Attempt
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	everyTick(ctx, sub, every, func(int) {
 		buf = l.Outbox(buf[:0])
 		if len(buf) == 0 {
-			continue
+			return
 		}
 		data := make([]byte, 0, 24*len(buf))
 		for _, a := range buf {
@@ -136,9 +128,6 @@ func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l *
 			data = binary.BigEndian.AppendUint64(data, a.Key)
 			data = binary.BigEndian.AppendUint64(data, uint64(a.At))
 		}
-		msg := nats.NewMsg(q.cfg.Namespace.Subject(attemptsSubject))
-		msg.Header.Set(originHeader, q.inbox)
-		msg.Data = data
-		_ = q.nc.PublishMsg(msg)
-	}
+		q.tell(attemptsSubject, data, false)
+	})
 }
