@@ -6,10 +6,10 @@ import (
 	"net"
 	"os"
 	"strings"
+	"termin/migrations/pgtest"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgproto3"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
@@ -54,7 +54,7 @@ func TestPrivateClusterWhenLocalServerWantsPassword(t *testing.T) {
 	if !strings.Contains(sys.Database, "private cluster") {
 		t.Errorf("Database = %q, want it to name the private cluster", sys.Database)
 	}
-	if got := databaseName(t, sys.DatabaseURL); got != system.DatabaseName {
+	if got := pgtest.CurrentDatabase(t, sys.DatabaseURL); got != system.DatabaseName {
 		t.Errorf("the system uses database %q, want %q", got, system.DatabaseName)
 	}
 	if err := sys.Shutdown(ctx); err != nil {
@@ -107,18 +107,4 @@ func warned(logs *syncBuffer, parts ...string) bool {
 		}
 	}
 	return false
-}
-
-func databaseName(t *testing.T, url string) string {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var name string
-	if err := conn.QueryRow(context.Background(), "SELECT current_database()").Scan(&name); err != nil {
-		t.Fatal(err)
-	}
-	return name
 }

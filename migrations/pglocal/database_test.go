@@ -99,7 +99,7 @@ func TestEnsureDatabaseCreatesItOnce(t *testing.T) {
 		if errs[i] != nil {
 			t.Fatalf("caller %d: %v", i, errs[i])
 		}
-		if got := currentDatabase(t, urls[i]); got != name {
+		if got := pgtest.CurrentDatabase(t, urls[i]); got != name {
 			t.Fatalf("caller %d reached database %q; want %q", i, got, name)
 		}
 	}
@@ -107,20 +107,6 @@ func TestEnsureDatabaseCreatesItOnce(t *testing.T) {
 	if err != nil || again != urls[0] {
 		t.Fatalf("second call = %q, %v; want %q", again, err, urls[0])
 	}
-}
-
-func currentDatabase(t *testing.T, url string) string {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var name string
-	if err := conn.QueryRow(context.Background(), "SELECT current_database()").Scan(&name); err != nil {
-		t.Fatal(err)
-	}
-	return name
 }
 
 func dropDatabase(t *testing.T, admin, name string) {
@@ -149,7 +135,7 @@ func TestCreateMissingMakesTheNamedDatabase(t *testing.T) {
 		if err := pglocal.CreateMissing(context.Background(), target); err != nil {
 			t.Fatalf("CreateMissing: %v", err)
 		}
-		if got := currentDatabase(t, target); got != name {
+		if got := pgtest.CurrentDatabase(t, target); got != name {
 			t.Fatalf("reached %q, want %q", got, name)
 		}
 	}

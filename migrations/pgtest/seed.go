@@ -43,3 +43,18 @@ func QueryInt(t testing.TB, db Querier, sql string, args ...any) int {
 	}
 	return n
 }
+
+// CurrentDatabase is the name of the database url leads to.
+func CurrentDatabase(t testing.TB, url string) string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatalf("pgtest: connect: %v", err)
+	}
+	defer conn.Close(context.Background())
+	var name string
+	if err := conn.QueryRow(context.Background(), "SELECT current_database()").Scan(&name); err != nil {
+		t.Fatalf("pgtest: current database: %v", err)
+	}
+	return name
+}
