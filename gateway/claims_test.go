@@ -322,3 +322,44 @@ func TestALoneGatewayClaimsNothing(t *testing.T) {
 		t.Error("a gateway alone claimed patient 2's place")
 	}
 }
+
+// TestAPlaceTakenAloneYieldsToAClaimedOne: a patient's key took a place at a
+// gateway that was alone (unclaimed) in the same tick as another key took
+// one, claimed, at a gateway that just started; once their notes cross, the
+// patient holds one place: the claimed one, whatever the gateways' names.
+func TestAPlaceTakenAloneYieldsToAClaimedOne(t *testing.T) {
+	opens := time.Now().Add(5 * time.Minute)
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
+	for _, names := range [][2]string{{"a", "b"}, {"b", "a"}} {
+		t.Run(names[0]+" alone", func(t *testing.T) {
+			record := newMemPlaces()
+			var offset atomic.Int64
+			later := gateway.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+			lone, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[0], gateway.WithPlaceRecord(record), later)
+			offset.Store(int64(3 * time.Second)) // the lone gateway has listened long enough
+			newcomer, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[1], gateway.WithPlaceRecord(record))
+			join := func(r *gateway.Room, key string) *gateway.Ticket {
+				t.Helper()
+				tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: key})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tk
+			}
+			unclaimed := join(lone, "x")
+			claimed := join(newcomer, "y")
+			poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+				if _, ok := record.holder(7); !ok {
+					return fmt.Errorf("the newcomer's place is not claimed yet")
+				}
+				return nil
+			})
+			lone.PeerPlaces(names[1], newcomer.Places(nil))
+			newcomer.PeerPlaces(names[0], lone.Places(nil))
+			if unclaimed.Following() != "y" || claimed.Following() != "" {
+				t.Errorf("the unclaimed place follows %q and the claimed one %q; want the unclaimed to follow y, the claimed to hold",
+					unclaimed.Following(), claimed.Following())
+			}
+		})
+	}
+}

@@ -16,6 +16,9 @@ type PlaceNote struct {
 	OpensAt int64       `json:"o"` // Unix microseconds
 	Key     string      `json:"k"`
 	Code    shared.Code `json:"c,omitempty"`
+	// Claimed marks a place held in the gateways' shared record: it never
+	// yields to a place taken without one.
+	Claimed bool `json:"cl,omitempty"`
 }
 
 // CodeReleased is a PlaceNote's code for a place given up undecided.
@@ -62,7 +65,7 @@ func (r *Room) noteLocked(t *Ticket, code shared.Code) {
 		return // nobody drains them (no exchange), or far behind
 	}
 	r.notes = append(r.notes, PlaceNote{Patient: t.opening.patient, Doctor: t.opening.doctor,
-		OpensAt: t.opening.opensAt, Key: t.id.key, Code: code})
+		OpensAt: t.opening.opensAt, Key: t.id.key, Code: code, Claimed: t.claim != 0})
 }
 
 // PeerPlaces applies another gateway's notes: a place it holds makes a
@@ -85,9 +88,12 @@ func (r *Room) PeerPlaces(origin string, notes []PlaceNote) {
 			}
 			r.remote[oid] = remotePlace{origin: origin, key: n.Key, at: now}
 		}
-		// With a place record no two gateways hold a place at once: the
-		// record, not the order of names, decides.
-		if local := r.openings[oid]; r.places == nil && local != nil && !local.admitted && before(origin, n.Key, r.name, local.id.key) {
+		// Two claimed places cannot both be: the record decides. A place
+		// taken without a claim (no record, or this gateway alone when it
+		// took it) yields to a claimed one, and between two unclaimed places
+		// the order of names decides, alike at both gateways.
+		if local := r.openings[oid]; local != nil && local.claiming == nil && !local.admitted &&
+			(n.Claimed || before(origin, n.Key, r.name, local.id.key)) {
 			r.withdrawLocked(local, n.Key)
 		}
 	}
