@@ -133,7 +133,7 @@ func (r *Room) toldEnded(p Place) bool {
 // tick are settled by the notes, as before claims.
 func (r *Room) aloneLocked() bool {
 	now := r.now()
-	if now.Sub(r.placesSince) < 2*peerTTL {
+	if !r.listenedLocked(now) {
 		return false
 	}
 	for _, p := range r.peers {
@@ -144,13 +144,17 @@ func (r *Room) aloneLocked() bool {
 	return true
 }
 
+// listenedLocked is whether this gateway has listened to the exchange long
+// enough to have heard every live gateway.
+func (r *Room) listenedLocked(now time.Time) bool { return now.Sub(r.placesSince) >= 2*peerTTL }
+
 // gone reports whether a gateway has not been heard for ten times the
 // peers' lifetime, while this one has been listening long enough to have
 // heard every live gateway.
 func (r *Room) gone(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.now().Sub(r.placesSince) < 2*peerTTL {
+	if !r.listenedLocked(r.now()) {
 		return false
 	}
 	p := r.peers[name]
