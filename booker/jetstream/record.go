@@ -128,9 +128,10 @@ const recordWait = 10 * time.Second
 // fails is done again the careful way, by record.
 func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 	type sent struct {
-		e   *entry
-		key string
-		f   jetstream.PubAckFuture
+		e    *entry
+		key  string
+		data []byte
+		f    jetstream.PubAckFuture
 	}
 	var waits []sent
 	for _, e := range entries {
@@ -148,13 +149,14 @@ func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 			w.recordAgain(ctx, e, key)
 			continue
 		}
-		waits = append(waits, sent{e, key, f})
+		waits = append(waits, sent{e, key, data, f})
 	}
 	wctx, cancel := context.WithTimeout(ctx, recordWait)
 	defer cancel()
 	for _, s := range waits {
 		select {
 		case <-s.f.Ok():
+			s.e.encoded = s.data
 		case <-s.f.Err():
 			w.recordAgain(ctx, s.e, s.key)
 		case <-wctx.Done():

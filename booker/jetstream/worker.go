@@ -53,7 +53,9 @@ type entry struct {
 	decision  shared.Decision
 	outcome   booker.Outcome
 	decided   bool // answered before the database: from the record
-	err       error
+	// encoded is decision as recorded, which the reply sends as it is.
+	encoded []byte
+	err     error
 }
 
 type action int
@@ -192,7 +194,7 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:
-		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e.decision)
+		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
 		// A plain ack, not a confirmed one: an ack that gets lost only brings
 		// the command back after AckWait, and it is answered from its record.
 		if err := e.msg.Ack(); err != nil {
@@ -213,11 +215,14 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	}
 }
 
-func (w *Worker) reply(subject string, d shared.Decision) {
+func (w *Worker) reply(subject string, e *entry) {
 	if subject == "" {
 		return
 	}
-	data, _ := json.Marshal(d)
+	data := e.encoded
+	if data == nil {
+		data, _ = json.Marshal(e.decision)
+	}
 	if err := w.Conn.Publish(subject, data); err != nil {
 		w.Log.Warn("reply not sent; the gateway answers the repeat from the record", "err", err)
 	}
