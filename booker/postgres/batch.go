@@ -41,6 +41,12 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 			return []booker.Outcome{{Err: booker.ErrOverlapping}}, nil
 		case (errors.Is(err, booker.ErrOverlapping) || errors.Is(err, errRerunCarefully)) && attempt < 3:
 			careful = true
+		case retryable(err) && attempt < 3:
+			// A deadlock among the exclusion constraints' waits (one patient's
+			// bookings of overlapping times in concurrent transactions): the
+			// careful rerun finds the survivor committed and refuses what
+			// overlaps it.
+			careful = true
 		case !errors.Is(err, errKeyTaken) || attempt == 3:
 			return nil, permanent(err)
 		}

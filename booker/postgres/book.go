@@ -15,6 +15,9 @@ import (
 // transaction: the conditional UPDATE checks and writes in one step under the
 // row lock, and any constraint violation of the INSERTs rolls the
 // reservation back with them.
+// bookAttempts bounds the runs of bookSQL that end in a deadlock.
+const bookAttempts = 4
+
 const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1
@@ -56,8 +59,13 @@ func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Bookin
 	b := booker.Booking{Appointment: booker.Appointment{
 		SlotID: req.SlotID, PatientID: req.PatientID, Status: booker.StatusBooked,
 	}}
-	err := s.pool.QueryRow(ctx, bookSQL, req.SlotID, req.PatientID, req.IdempotencyKey,
-		req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left, &b.DoctorID, &b.StartAt, &b.EndAt)
+	var err error
+	for attempt := 0; attempt == 0 || (retryable(err) && attempt < bookAttempts); attempt++ {
+		// A deadlock among the exclusion constraints' waits is run again, as
+		// Decide runs a batch again.
+		err = s.pool.QueryRow(ctx, bookSQL, req.SlotID, req.PatientID, req.IdempotencyKey,
+			req.Fingerprint(), s.Now()).Scan(&b.ID, &b.CreatedAt, &b.Left, &b.DoctorID, &b.StartAt, &b.EndAt)
+	}
 	switch err = translate(err); {
 	case err == nil:
 		return b, nil
