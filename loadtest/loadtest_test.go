@@ -93,6 +93,22 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 	if len(rep.Answers) == 0 || len(rep.Metrics) == 0 {
 		t.Errorf("report lacks answers (%d lines) or metric deltas (%d lines)", len(rep.Answers), len(rep.Metrics))
 	}
+	checkFirstSecond(t, rep)
+}
+
+// checkFirstSecond: the report gives the opening's first second on its own,
+// its clicks a part of the run's, its winners a part of those.
+func checkFirstSecond(t *testing.T, rep *loadtest.Report) {
+	t.Helper()
+	lines := map[string]loadtest.LatencyLine{}
+	for _, l := range rep.Opening {
+		lines[l.Key] = l
+	}
+	all, first := lines["every decided click"], lines["every decided click, first second"]
+	booked, won := lines["booked (201/200)"], lines["booked, first second"]
+	if first.Count == 0 || first.Count >= all.Count || won.Count > first.Count || won.Count > booked.Count || booked.Count == 0 {
+		t.Errorf("first second of the opening: %+v", rep.Opening)
+	}
 }
 
 func TestRacyBookerFailsTheInvariantCheck(t *testing.T) {

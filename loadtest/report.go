@@ -10,15 +10,19 @@ import (
 // Report is everything a run found: what was offered and achieved, the
 // latencies per outcome, what the system counted, and the invariants.
 type Report struct {
-	Scenario  string         `json:"scenario"`
-	Seed      int64          `json:"seed"`
-	Gateway   string         `json:"gateway"`
-	Started   time.Time      `json:"started"`
-	Settings  Settings       `json:"settings"`
-	Seeded    Seeded         `json:"seeded"`
-	Attacks   []AttackLine   `json:"attacks"`
-	Answers   []LatencyLine  `json:"answers"`
-	Decisions []LatencyLine  `json:"decisions"`
+	Scenario  string        `json:"scenario"`
+	Seed      int64         `json:"seed"`
+	Gateway   string        `json:"gateway"`
+	Started   time.Time     `json:"started"`
+	Settings  Settings      `json:"settings"`
+	Seeded    Seeded        `json:"seeded"`
+	Attacks   []AttackLine  `json:"attacks"`
+	Answers   []LatencyLine `json:"answers"`
+	Decisions []LatencyLine `json:"decisions"`
+	// Opening is the time to a decision over the run and for the clicks of
+	// its first second alone, when the clicks begin at an opening: the
+	// first second is the product, and a whole run's figures hide it.
+	Opening   []LatencyLine  `json:"openingDecisions,omitempty"`
 	Histogram []BucketLine   `json:"bookingLatencyHistogram"`
 	Errors    map[string]int `json:"errors"`
 	Metrics   []MetricDelta  `json:"metrics"`

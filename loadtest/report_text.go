@@ -31,6 +31,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	latencies(tw, "ANSWERS BY CODE (latency from the scheduled send time, ms)", r.Answers)
 	latencies(tw, "TIME TO FINAL DECISION PER CLICK (from its first scheduled send, repeats included, ms)", r.Decisions)
+	if len(r.Opening) > 0 {
+		latencies(tw, "THE OPENING'S FIRST SECOND (from a click's first scheduled send to its final answer, repeats included, ms)", r.Opening)
+	}
 	r.writeMorning(tw)
 	r.writeExtras(tw)
 	writeCPU(tw, r.CPU)

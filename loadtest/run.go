@@ -120,6 +120,8 @@ func (r *Report) conclude(ctx context.Context, o Options, pool *pgxpool.Pool, p 
 		if err := r.addMorning(ctx, pool, id, m.backlog, m.e); err != nil {
 			return err
 		}
+	} else if o.Scenario == ScenarioOpening {
+		r.Opening = decisionLatency(m.e.ledger.snapshot(), m.e.stats.began)
 	}
 	var err error
 	r.Checks, err = runChecks(ctx, pool, id, m.e.ledger)

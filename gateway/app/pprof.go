@@ -24,6 +24,7 @@ func (a *App) servePprof() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	a.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	a.pprofAddr = ln.Addr().String()
 	go a.pprof.Serve(ln)

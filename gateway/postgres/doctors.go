@@ -25,6 +25,11 @@ type KnownDoctors struct {
 
 var _ gateway.KnownDoctors = (*KnownDoctors)(nil)
 
+// doctorKnownSQL is whether anything names the doctor ($1).
+const doctorKnownSQL = `SELECT EXISTS (SELECT 1 FROM doctor WHERE id = $1)
+			OR EXISTS (SELECT 1 FROM time_slot WHERE doctor_id = $1)
+			OR EXISTS (SELECT 1 FROM doctor_schedule WHERE doctor_id = $1)`
+
 // NewKnownDoctors looks doctors up over pool.
 func NewKnownDoctors(pool *pgxpool.Pool) *KnownDoctors {
 	return &KnownDoctors{pool: pool, known: make(map[int64]struct{})}
@@ -40,9 +45,7 @@ func (d *KnownDoctors) DoctorKnown(ctx context.Context, doctorID int64) (bool, e
 	}
 	known, err := retry(ctx, func(ctx context.Context) (bool, error) {
 		var known bool
-		err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM doctor WHERE id = $1)
-			OR EXISTS (SELECT 1 FROM time_slot WHERE doctor_id = $1)
-			OR EXISTS (SELECT 1 FROM doctor_schedule WHERE doctor_id = $1)`, doctorID).Scan(&known)
+		err := d.pool.QueryRow(ctx, doctorKnownSQL, doctorID).Scan(&known)
 		if err != nil {
 			return false, fmt.Errorf("postgres: look up doctor: %w", err)
 		}

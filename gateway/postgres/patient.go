@@ -49,12 +49,15 @@ func (r *Reader) PatientAppointments(ctx context.Context, patientID int64, limit
 	})
 }
 
+// doctorSQL reads one doctor's name ($1).
+const doctorSQL = `SELECT id, name, specialty FROM doctor WHERE id = $1`
+
 // Doctor reads one doctor; ok is false when it has no row (it may still
 // have slots: only its name is unknown).
 func (r *Reader) Doctor(ctx context.Context, id int64) (gateway.Doctor, bool, error) {
 	d, err := retry(ctx, func(ctx context.Context) (gateway.Doctor, error) {
 		var d gateway.Doctor
-		err := r.pool.QueryRow(ctx, `SELECT id, name, specialty FROM doctor WHERE id = $1`, id).Scan(&d.ID, &d.Name, &d.Specialty)
+		err := r.pool.QueryRow(ctx, doctorSQL, id).Scan(&d.ID, &d.Name, &d.Specialty)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return d, fmt.Errorf("postgres: read doctor: %w", err)
 		}

@@ -16,7 +16,8 @@ import (
 
 // Open connects a pool of at most maxConns connections. Reads are short; a
 // small bound keeps a burst of listings from taking the connections the
-// bookers decide with.
+// bookers decide with. A few of them are opened and warmed before Open
+// returns and kept open (see warmConns).
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -27,8 +28,10 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "termin"
+		cfg.ConnConfig.RuntimeParams["application_name"] = "termin-gateway"
 	}
+	cfg.MinConns = min(warmConns, cfg.MaxConns)
+	cfg.AfterConnect = warm
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -36,6 +39,10 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: ping: %w", err)
+	}
+	if err := openWarm(ctx, pool, int(cfg.MinConns)); err != nil {
+		pool.Close()
+		return nil, err
 	}
 	return pool, nil
 }

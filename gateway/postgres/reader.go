@@ -30,13 +30,27 @@ func NewReader(pool *pgxpool.Pool, zone *time.Location, now func() time.Time) *R
 	return &Reader{pool: pool, zone: zone, now: now}
 }
 
+// slotSQL reads one slot ($1).
+const slotSQL = `
+            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
+                   greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`
+
+// listSlotsSQL reads a doctor's ($1) bookable slots starting in [$2, $3)
+// and after $4.
+const listSlotsSQL = `
+            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
+                   greatest(opens_at, '0001-01-01 00:00:00+00')
+            FROM time_slot
+            WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
+              AND start_at > $4 AND booked_count < capacity
+              AND opens_at <> 'infinity' -- withdrawn by a plan change
+            ORDER BY start_at`
+
 // Slot reads one slot by id, whatever its state.
 func (r *Reader) Slot(ctx context.Context, id int64) (gateway.Slot, error) {
 	return retry(ctx, func(ctx context.Context) (gateway.Slot, error) {
 		var sl gateway.Slot
-		err := r.pool.QueryRow(ctx, `
-            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`, id).
+		err := r.pool.QueryRow(ctx, slotSQL, id).
 			Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return gateway.Slot{}, gateway.ErrSlotNotFound
@@ -54,14 +68,7 @@ func (r *Reader) Slot(ctx context.Context, id int64) (gateway.Slot, error) {
 func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date) ([]gateway.Slot, error) {
 	from, to := day.Bounds(r.zone)
 	return retry(ctx, func(ctx context.Context) ([]gateway.Slot, error) {
-		rows, err := r.pool.Query(ctx, `
-            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00')
-            FROM time_slot
-            WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
-              AND start_at > $4 AND booked_count < capacity
-              AND opens_at <> 'infinity' -- withdrawn by a plan change
-            ORDER BY start_at`, doctorID, from, to, r.now())
+		rows, err := r.pool.Query(ctx, listSlotsSQL, doctorID, from, to, r.now())
 		if err != nil {
 			return nil, fmt.Errorf("postgres: list slots: %w", err)
 		}

@@ -1,0 +1,41 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"termin/booker/postgres"
+	"termin/migrations/pgtest"
+)
+
+// TestPoolIsWarmBeforeTheFirstBatch holds what the opening's first batches
+// need: connections already open, each with the batch's statements prepared
+// (a connection opened by the burst cost its first decisions 150–250 ms),
+// and warming them wrote nothing.
+func TestPoolIsWarmBeforeTheFirstBatch(t *testing.T) {
+	base, _ := pgtest.Pool(t, 4)
+	pool, err := postgres.Open(context.Background(), base.Config().ConnString(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if n := pool.Stat().TotalConns(); n < 8 {
+		t.Fatalf("%d connections open after Open, want the 8 warm ones", n)
+	}
+	for _, c := range pool.AcquireAllIdle(context.Background()) {
+		var prepared int
+		err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_prepared_statements WHERE statement NOT LIKE '%pg_prepared_statements%'`).Scan(&prepared)
+		c.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prepared < 6 {
+			t.Errorf("a warm connection has %d statements prepared, want the batch's 6", prepared)
+		}
+	}
+	for _, table := range []string{"appointment", "outbox_event", "waitlist_entry"} {
+		if n := pgtest.QueryInt(t, base, `SELECT count(*) FROM `+table); n != 0 {
+			t.Errorf("warming left %d rows in %s", n, table)
+		}
+	}
+}

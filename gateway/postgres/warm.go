@@ -1,0 +1,53 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// warmConns is how many of the pool's connections are opened at the start
+// and kept open. At 07:00 the slot lists of every doctor are read at once;
+// a connection opened then costs a new backend, whose first statements are
+// parsed and planned against empty catalog caches (measured: seven
+// connections opened in the opening's first 130 ms, reads p99 250 ms).
+const warmConns = 4
+
+// warm runs the reads a burst makes once on a new connection, with
+// arguments that match no row: the backend loads the tables and indexes
+// they touch, and the connection keeps them prepared.
+func warm(ctx context.Context, conn *pgx.Conn) error {
+	now := time.Now()
+	q := &pgx.Batch{}
+	q.Queue(slotSQL, int64(0))
+	q.Queue(listSlotsSQL, int64(0), now, now, now)
+	q.Queue(doctorSQL, int64(0))
+	q.Queue(doctorKnownSQL, int64(0))
+	// Best effort: a schema not yet migrated (a gateway started before its
+	// booker) or a failure shows on first use, as without warming.
+	_ = conn.SendBatch(ctx, q).Close()
+	return nil
+}
+
+// openWarm opens n connections at once (each warmed by AfterConnect) and
+// hands them back to the pool, so that they are there before a burst rather
+// than opened by it.
+func openWarm(ctx context.Context, pool *pgxpool.Pool, n int) error {
+	conns := make([]*pgxpool.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	for range n {
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("postgres: open warm connections: %w", err)
+		}
+		conns = append(conns, c)
+	}
+	return nil
+}
