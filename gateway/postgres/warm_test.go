@@ -18,8 +18,8 @@ func TestReadPoolIsWarmBeforeTheBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if n := pool.Stat().TotalConns(); n < 4 {
-		t.Fatalf("%d connections open after Open, want the 4 warm ones", n)
+	if n := pool.Stat().TotalConns(); n < 8 {
+		t.Fatalf("%d connections open after Open, want the 8 warm ones", n)
 	}
 	for _, c := range pool.AcquireAllIdle(context.Background()) {
 		var prepared int
