@@ -21,7 +21,9 @@ func TestGatewayProfilesOnlyOnTheirOwnAddress(t *testing.T) {
 		want int
 	}{
 		{"http://" + gw.PprofAddr() + "/debug/pprof/", http.StatusOK},
+		{"http://" + gw.PprofAddr() + "/debug/pprof/trace?seconds=0.1", http.StatusOK},
 		{gw.URL() + "/debug/pprof/", http.StatusNotFound},
+		{gw.URL() + "/debug/pprof/trace?seconds=0.1", http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		res, err := http.Get(tt.url)
