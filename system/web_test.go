@@ -25,9 +25,8 @@ import (
 // first gateway, which acts for any patient.
 type webStack struct {
 	*stack
-	page    *gatewayapp.App
-	secret  []byte
-	browser *tab
+	page   *gatewayapp.App
+	secret []byte
 }
 
 func newWebStack(t *testing.T) *webStack {

@@ -9,15 +9,15 @@ import (
 	"termin/booker"
 )
 
+// bookAttempts bounds the runs of bookSQL that end in a deadlock.
+const bookAttempts = 4
+
 // bookSQL reserves a place, records the appointment and its outbox event and
 // ends the patient's waitlist entry the booking satisfies (see
 // waitlistBookedSQL) in one statement, which PostgreSQL runs as one
 // transaction: the conditional UPDATE checks and writes in one step under the
 // row lock, and any constraint violation of the INSERTs rolls the
 // reservation back with them.
-// bookAttempts bounds the runs of bookSQL that end in a deadlock.
-const bookAttempts = 4
-
 const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1

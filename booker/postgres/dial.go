@@ -12,9 +12,9 @@ import (
 
 // Open connects a pool of at most maxConns connections. The bound is the point:
 // under a burst, requests wait for a connection in the pool instead of piling
-// up as lock waiters inside PostgreSQL. A few of them are opened and warmed
-// before Open returns and kept open (see warmConns): the burst finds them
-// ready.
+// up as lock waiters inside PostgreSQL. A few of them are kept open and warm
+// (see warmConns), opened by the pool in the background from the start: the
+// burst finds them ready.
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -36,10 +36,6 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: ping: %w", err)
-	}
-	if err := openWarm(ctx, pool, int(cfg.MinConns)); err != nil {
-		pool.Close()
-		return nil, err
 	}
 	return pool, nil
 }

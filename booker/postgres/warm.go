@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // warmConns is how many of the pool's connections are opened at the start
@@ -37,25 +35,5 @@ func warm(ctx context.Context, conn *pgx.Conn) error {
 	q.Queue(insertSQL, none, none, noKeys, noKeys, none, noTimes, noTimes, []bool{}, noTimes, noKeys)
 	q.Queue(waitlistBookedSQL, none, none, noTimes)
 	_ = tx.SendBatch(ctx, q).Close() // best effort: a failure shows on first use
-	return nil
-}
-
-// openWarm opens n connections at once (each warmed by AfterConnect) and
-// hands them back to the pool, so that they are there before the first
-// batch rather than opened by it.
-func openWarm(ctx context.Context, pool *pgxpool.Pool, n int) error {
-	conns := make([]*pgxpool.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Release()
-		}
-	}()
-	for range n {
-		c, err := pool.Acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("postgres: open warm connections: %w", err)
-		}
-		conns = append(conns, c)
-	}
 	return nil
 }

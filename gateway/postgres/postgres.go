@@ -16,8 +16,8 @@ import (
 
 // Open connects a pool of at most maxConns connections. Reads are short; a
 // small bound keeps a burst of listings from taking the connections the
-// bookers decide with. A few of them are opened and warmed before Open
-// returns and kept open (see warmConns).
+// bookers decide with. They are kept open and warm (see warmConns), opened
+// by the pool in the background from the start.
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -39,10 +39,6 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: ping: %w", err)
-	}
-	if err := openWarm(ctx, pool, int(cfg.MinConns)); err != nil {
-		pool.Close()
-		return nil, err
 	}
 	return pool, nil
 }

@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // warmConns is how many of the pool's connections are opened at the start
@@ -30,25 +28,5 @@ func warm(ctx context.Context, conn *pgx.Conn) error {
 	// Best effort: a schema not yet migrated (a gateway started before its
 	// booker) or a failure shows on first use, as without warming.
 	_ = conn.SendBatch(ctx, q).Close()
-	return nil
-}
-
-// openWarm opens n connections at once (each warmed by AfterConnect) and
-// hands them back to the pool, so that they are there before a burst rather
-// than opened by it.
-func openWarm(ctx context.Context, pool *pgxpool.Pool, n int) error {
-	conns := make([]*pgxpool.Conn, 0, n)
-	defer func() {
-		for _, c := range conns {
-			c.Release()
-		}
-	}()
-	for range n {
-		c, err := pool.Acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("postgres: open warm connections: %w", err)
-		}
-		conns = append(conns, c)
-	}
 	return nil
 }
