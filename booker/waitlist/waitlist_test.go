@@ -158,6 +158,18 @@ func TestOffersConsumerTakesOnlyEventsThatFreePlaces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The consumer counts a stored event a moment after its PubAck.
+	poll.For(t, 5*time.Second, 10*time.Millisecond, func() error {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if info.NumPending != 3 {
+			return fmt.Errorf("the waitlist's consumer has %d events pending, want the 3 that free places", info.NumPending)
+		}
+		return nil
+	})
+	time.Sleep(100 * time.Millisecond) // a booking's event, wrongly taken, would have been counted by now
 	info, err := cons.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
