@@ -174,6 +174,12 @@ type Decision struct {
 	Appointment *Appointment `json:"appointment,omitempty"`
 	// Left is the places the slot had left right after a new booking.
 	Left int `json:"left,omitempty"`
+	// RequestID is the reply token of the command decided. A gateway that
+	// finds a key's decision on record tells by it whether the command
+	// decided was its own (sent without a PubAck, then found a duplicate
+	// when published again) or another gateway's, which makes its answer a
+	// replay.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // ReplyHeader carries the subject the gateway waits on for the Decision; the

@@ -91,6 +91,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	}
 	for i, e := range todo {
 		e.outcome, e.decision = out[i], decision(e.cmd, out[i])
+		e.decision.RequestID = e.cmd.RequestID
 		w.count(e.decision)
 	}
 	w.announce(ctx, todo)

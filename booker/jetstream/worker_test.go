@@ -151,3 +151,23 @@ func TestPoolAnswersRepeatsFromTheRecord(t *testing.T) {
 		t.Errorf("%v bookings counted, want 1", n)
 	}
 }
+
+// TestRecordNamesTheCommandDecided: a decision, replied and on record,
+// carries the reply token of the command it decided, by which a gateway
+// that finds its own command a duplicate on the stream tells its own
+// decision from another gateway's (a replay).
+func TestRecordNamesTheCommandDecided(t *testing.T) {
+	q := newQueue(t, &fakeDecider{})
+	q.publish(42, shared.BookingMsgID(7, "k"), mustJSON(t, shared.Command{V: shared.Version, Kind: shared.KindBook,
+		SlotID: 1, PatientID: 7, IdempotencyKey: "k", RequestID: "token-1"}))
+	q.run()
+	if d := q.reply(); d.RequestID != "token-1" {
+		t.Errorf("reply %+v, want it to name the command's token", d)
+	}
+	q.settled()
+	key := shared.DecisionKey(7, "k")
+	found, err := q.worker.RecordedMany(t.Context(), []string{key})
+	if d := found[key]; err != nil || d.Code != shared.Booked || d.RequestID != "token-1" {
+		t.Errorf("on record %+v (err %v), want the booking naming token-1", d, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,7 +70,13 @@ func (b *bus) connect() *nats.Conn {
 // gateway is one gateway's queue on its own connection.
 func (b *bus) gateway() *jetstream.Queue {
 	b.t.Helper()
-	q, err := jetstream.New(b.t.Context(), b.connect(), b.cfg, quiet())
+	return b.gatewayOn(b.connect())
+}
+
+// gatewayOn is one gateway's queue on the connection nc.
+func (b *bus) gatewayOn(nc *nats.Conn) *jetstream.Queue {
+	b.t.Helper()
+	q, err := jetstream.New(b.t.Context(), nc, b.cfg, quiet())
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -95,7 +102,7 @@ func (b *bus) decideAll() <-chan shared.Command {
 			return
 		}
 		seen <- cmd
-		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3,
+		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3, RequestID: cmd.RequestID,
 			Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
 		data, _ := json.Marshal(d)
 		if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
@@ -110,6 +117,42 @@ func (b *bus) decideAll() <-chan shared.Command {
 	}
 	b.t.Cleanup(cc.Stop)
 	return seen
+}
+
+// pubAcks counts the booking stream's PubAcks from here on: they go to
+// reply inboxes, which a connection of its own can listen to.
+func (b *bus) pubAcks() *atomic.Int64 {
+	b.t.Helper()
+	var n atomic.Int64
+	stream := b.cfg.Namespace.Name(shared.StreamName)
+	sub, err := b.nc.Subscribe("_INBOX.>", func(m *nats.Msg) {
+		var ack natsjs.PubAck
+		if json.Unmarshal(m.Data, &ack) == nil && ack.Stream == stream {
+			n.Add(1)
+		}
+	})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := b.nc.Flush(); err != nil {
+		b.t.Fatal(err)
+	}
+	return &n
+}
+
+// takeSubjects adds subjects to the booking stream.
+func (b *bus) takeSubjects(subjects ...string) {
+	b.t.Helper()
+	s, err := b.js.Stream(b.t.Context(), b.cfg.Namespace.Name(shared.StreamName))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	cfg := s.CachedInfo().Config
+	cfg.Subjects = append(cfg.Subjects, subjects...)
+	if _, err := b.js.UpdateStream(b.t.Context(), cfg); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 func booking(slot, patient int64, key string) shared.Command {

@@ -34,6 +34,22 @@ type Config struct {
 	// MaxWait is how long a submitted command's decision is waited for at
 	// most; a later decision is still on record for the client's repeat.
 	MaxWait time.Duration
+	// ConfirmAfter, when positive, sends commands without waiting for the
+	// stream's PubAck: the decision normally comes back first, and only a
+	// command still undecided after ConfirmAfter is published again with a
+	// PubAck under the same Nats-Msg-Id, to learn whether the stream holds
+	// it. A PubAck per booking cost the gateway a request, a timer and a
+	// decode on every booking, to guard against a loss that is rare. Zero
+	// waits for the PubAck of every command before its decision.
+	ConfirmAfter time.Duration
+}
+
+// DefaultConfirmAfter is the ConfirmAfter for a reply budget: a quarter of
+// it, so that a lost command is published again well before the client is
+// answered 202, and at most 250 ms, several times what a decision takes
+// even at the opening's peak.
+func DefaultConfirmAfter(replyBudget time.Duration) time.Duration {
+	return min(250*time.Millisecond, replyBudget/4)
 }
 
 // Queue implements gateway.Queue over JetStream.
@@ -106,13 +122,10 @@ func (q *Queue) expect() (subject string, ch chan shared.Decision, forget func()
 	}
 }
 
-// publish puts a command in the stream and waits for the PubAck. Any failure,
-// including a full stream (DiscardNew) or a disconnected server, is
-// ErrUnavailable: the client may repeat the same request safely.
-func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string, cmd shared.Command) (*jetstream.PubAck, error) {
-	if !q.nc.IsConnected() {
-		return nil, fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
-	}
+// message is the command as the stream keeps it: on its doctor's subject,
+// with the Msg-Id the stream deduplicates by and the subject the booker
+// replies to.
+func (q *Queue) message(doctorID int64, msgID, reply string, cmd shared.Command) (*nats.Msg, error) {
 	data, err := json.Marshal(cmd)
 	if err != nil {
 		return nil, err
@@ -121,6 +134,28 @@ func (q *Queue) publish(ctx context.Context, doctorID int64, msgID, reply string
 	msg.Data = data
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)
+	return msg, nil
+}
+
+// send publishes a command without waiting for the stream's PubAck. It
+// fails only when the connection is down.
+func (q *Queue) send(msg *nats.Msg) error {
+	if !q.nc.IsConnected() {
+		return fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
+	}
+	if err := q.nc.PublishMsg(msg); err != nil {
+		return fmt.Errorf("%w: %v", gateway.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// publish puts a command in the stream and waits for the PubAck. Any failure,
+// including a full stream (DiscardNew) or a disconnected server, is
+// ErrUnavailable: the client may repeat the same request safely.
+func (q *Queue) publish(ctx context.Context, msg *nats.Msg, cmd shared.Command) (*jetstream.PubAck, error) {
+	if !q.nc.IsConnected() {
+		return nil, fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
+	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()
 	ack, err := q.js.PublishMsg(ctx, msg)

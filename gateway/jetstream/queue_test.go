@@ -13,7 +13,10 @@ import (
 // TestSubmitYieldsTheBookersReply: a submitted command reaches the booker
 // with a reply subject of this gateway, and its decision comes back on it.
 func TestSubmitYieldsTheBookersReply(t *testing.T) {
-	b := newBus(t)
+	forEachMode(t, testSubmitYieldsTheBookersReply)
+}
+
+func testSubmitYieldsTheBookersReply(t *testing.T, b *bus) {
 	seen := b.decideAll()
 	q := b.gateway()
 	ch, err := q.Submit(t.Context(), 42, shared.BookingMsgID(7, "k"), booking(1, 7, "k"))
@@ -33,7 +36,10 @@ func TestSubmitYieldsTheBookersReply(t *testing.T) {
 // gateway while the first is on the stream is dropped by the stream; the
 // repeat's decision is the one on record, as a replay.
 func TestSubmitOfADuplicateYieldsTheRecord(t *testing.T) {
-	b := newBus(t)
+	forEachMode(t, testSubmitOfADuplicateYieldsTheRecord)
+}
+
+func testSubmitOfADuplicateYieldsTheRecord(t *testing.T, b *bus) {
 	first, other := b.gateway(), b.gateway()
 	msgID := shared.BookingMsgID(7, "k")
 	ch1, err := first.Submit(t.Context(), 42, msgID, booking(1, 7, "k"))
@@ -57,6 +63,18 @@ func TestSubmitOfADuplicateYieldsTheRecord(t *testing.T) {
 		}
 	default:
 		t.Error("the booker saw no command")
+	}
+}
+
+// forEachMode runs a test with a PubAck awaited for every command and with
+// PubAcks only for commands undecided after ConfirmAfter.
+func forEachMode(t *testing.T, test func(*testing.T, *bus)) {
+	for _, after := range []time.Duration{0, 200 * time.Millisecond} {
+		t.Run("ConfirmAfter="+after.String(), func(t *testing.T) {
+			b := newBus(t)
+			b.cfg.ConfirmAfter = after
+			test(t, b)
+		})
 	}
 }
 
@@ -86,5 +104,84 @@ func TestRecordedReadsTheDecisionsBucket(t *testing.T) {
 	}
 	if _, ok, err := q.Recorded(t.Context(), 7, "other"); err != nil || ok {
 		t.Errorf("Recorded(7, other) = %v, %v; want nothing on record", ok, err)
+	}
+}
+
+// TestSubmitAsksForAPubAckOnlyWhenTheDecisionIsLate: with ConfirmAfter a
+// command is sent without waiting for the stream's PubAck; a decision that
+// comes in time needs none, a late one is preceded by one.
+func TestSubmitAsksForAPubAckOnlyWhenTheDecisionIsLate(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		lateBy    time.Duration
+		wantPubAk bool
+	}{
+		{"decided at once", 0, false},
+		{"decided after ConfirmAfter", 600 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBus(t)
+			b.cfg.ConfirmAfter = 200 * time.Millisecond
+			acks := b.pubAcks()
+			q := b.gateway()
+			if tc.lateBy == 0 {
+				b.decideAll()
+			}
+			ch, err := q.Submit(t.Context(), 42, shared.BookingMsgID(7, "k"), booking(1, 7, "k"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.lateBy > 0 {
+				time.Sleep(tc.lateBy) // the booker is away: the decision can only come late
+				b.decideAll()
+			}
+			if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
+				t.Fatalf("decision %+v (ok %v), want the booking", d, ok)
+			}
+			if got := acks.Load() > 0; got != tc.wantPubAk {
+				t.Errorf("%d PubAcks, want some: %v", acks.Load(), tc.wantPubAk)
+			}
+		})
+	}
+}
+
+// TestSubmitRecoversACommandTheStreamMissed: a command sent while no stream
+// took its subject is published again with a PubAck past ConfirmAfter, and
+// booked once the stream takes it.
+func TestSubmitRecoversACommandTheStreamMissed(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 300 * time.Millisecond
+	b.cfg.SubjectPrefix = "missed"
+	q := b.gateway()
+	ch, err := q.Submit(t.Context(), 42, shared.BookingMsgID(7, "k"), booking(1, 7, "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.takeSubjects(b.cfg.Namespace.Subject("missed") + ".>")
+	seen := b.decideAll()
+	if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+		t.Fatalf("decision %+v (ok %v), want the booking of the republished command", d, ok)
+	}
+	if n := len(seen); n != 1 {
+		t.Errorf("the booker saw %d commands, want 1", n)
+	}
+}
+
+// TestSubmitWithoutAStreamClosesWithoutADecision: with ConfirmAfter, a
+// command no stream takes is found out by its PubAck publish, and the
+// channel closes without a decision (the client is answered 503) instead
+// of waiting for MaxWait.
+func TestSubmitWithoutAStreamClosesWithoutADecision(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.cfg.PublishTimeout = 500 * time.Millisecond
+	b.cfg.SubjectPrefix = "nobody-listens"
+	q := b.gateway()
+	ch, err := q.Submit(t.Context(), 42, "m", booking(1, 7, "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := decision(t, ch); ok {
+		t.Fatalf("decision %+v; want the channel closed without one", d)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/gateway"
 	"termin/shared"
@@ -15,32 +16,128 @@ import (
 // Submit publishes the command and returns a channel that yields its decision:
 // the booker's reply to this gateway, or, when the stream dropped the command
 // as a duplicate of one published earlier (by any gateway), the decision put
-// on record for the key.
+// on record for the key. The channel closes without a decision when none
+// came within MaxWait or the stream refused the command.
 func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error) {
 	reply, ch, forget := q.expect()
 	cmd.RequestID = reply[len(q.inbox)+1:]
-	ack, err := q.publish(ctx, doctorID, msgID, reply, cmd)
+	msg, err := q.message(doctorID, msgID, reply, cmd)
 	if err != nil {
 		forget()
 		return nil, err
 	}
 	out := make(chan shared.Decision, 1)
-	go func() {
-		defer close(out)
-		defer forget()
-		if key, ok := recordKey(cmd); ack.Duplicate && ok {
-			if d, ok := q.awaitRecord(key); ok {
-				out <- d
-			}
+	if q.cfg.ConfirmAfter > 0 {
+		if err := q.send(msg); err != nil {
+			forget()
+			return nil, err
+		}
+		go q.follow(out, ch, forget, msg, cmd)
+		return out, nil
+	}
+	ack, err := q.publish(ctx, msg, cmd)
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	go q.await(out, ch, forget, cmd, ack.Duplicate)
+	return out, nil
+}
+
+// await waits for the decision of a command the stream holds. When the
+// stream found the command a duplicate, it may be another gateway's, whose
+// decision never comes here: the key's record is then read too, at once and
+// every recordPoll, until the decision is found one way or the other. A read
+// that fails is tried again at the next tick; only MaxWait ends the wait.
+func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), cmd shared.Command, duplicate bool) {
+	defer close(out)
+	defer forget()
+	deadline := time.NewTimer(q.cfg.MaxWait)
+	defer deadline.Stop()
+	var tick <-chan time.Time
+	if key, ok := recordKey(cmd); duplicate && ok {
+		if d, found := q.readRecord(key, cmd.RequestID); found {
+			out <- d
 			return
 		}
+		poll := time.NewTicker(max(q.cfg.ConfirmAfter, minRecordPoll))
+		defer poll.Stop()
+		tick = poll.C
+	}
+	for {
 		select {
 		case d := <-ch:
 			out <- d
-		case <-time.After(q.cfg.MaxWait):
+			return
+		case <-tick:
+			key, _ := recordKey(cmd)
+			if d, found := q.readRecord(key, cmd.RequestID); found {
+				out <- d
+				return
+			}
+		case <-deadline.C:
+			return
 		}
-	}()
-	return out, nil
+	}
+}
+
+// minRecordPoll is the shortest pause between two reads of a duplicate's
+// record: a read is a request to the server, and the decision usually
+// comes as a reply first.
+const minRecordPoll = 100 * time.Millisecond
+
+// confirmAttempts bounds the PubAck publishes of an undecided command; each
+// waits up to PublishTimeout and, when unanswered, the next one follows after
+// a pause doubling from confirmPause.
+const (
+	confirmAttempts = 3
+	confirmPause    = 250 * time.Millisecond
+)
+
+// follow waits for the decision of a command sent without a PubAck. Past
+// ConfirmAfter it publishes the command again with a PubAck: the stream
+// then answers that it holds it already (a duplicate: the command may be
+// another gateway's, so the key's record is watched too), takes it now (the
+// first publish was lost), or refuses it, and a refusal closes out without
+// a decision. While the stream gives no answer at all, the command may be in
+// it, so its decision is still waited for.
+func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), msg *nats.Msg, cmd shared.Command) {
+	confirm := time.NewTimer(q.cfg.ConfirmAfter)
+	select {
+	case d := <-ch:
+		confirm.Stop()
+		forget()
+		out <- d
+		close(out)
+		return
+	case <-confirm.C:
+	}
+	for attempt := 0; ; attempt++ {
+		ack, err := q.publish(context.Background(), msg, cmd)
+		if err == nil {
+			q.await(out, ch, forget, cmd, ack.Duplicate)
+			return
+		}
+		if !errors.Is(err, gateway.ErrUncertain) {
+			forget() // refused: the stream does not hold the command
+			close(out)
+			return
+		}
+		if attempt+1 >= confirmAttempts {
+			q.await(out, ch, forget, cmd, false) // the stream may hold it: its decision may still come
+			return
+		}
+		pause := time.NewTimer(confirmPause << attempt)
+		select {
+		case d := <-ch:
+			pause.Stop()
+			forget()
+			out <- d
+			close(out)
+			return
+		case <-pause.C:
+		}
+	}
 }
 
 // recordKey is where the booker records the decision of a booking or a
@@ -55,31 +152,22 @@ func recordKey(cmd shared.Command) (string, bool) {
 	return "", false
 }
 
-// awaitRecord watches the decisions bucket for the key, up to MaxWait.
-func (q *Queue) awaitRecord(key string) (shared.Decision, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.MaxWait)
+// readRecord reads the key's decision on record. The decision is a replay
+// unless it decided this gateway's own command, the one with the reply
+// token.
+func (q *Queue) readRecord(key, token string) (shared.Decision, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.PublishTimeout)
 	defer cancel()
-	w, err := q.kv.Watch(ctx, key)
+	e, err := q.kv.Get(ctx, key)
 	if err != nil {
 		return shared.Decision{}, false
 	}
-	defer w.Stop()
-	for {
-		select {
-		case e := <-w.Updates():
-			if e == nil || e.Operation() != jetstream.KeyValuePut {
-				continue
-			}
-			var d shared.Decision
-			if json.Unmarshal(e.Value(), &d) != nil {
-				return shared.Decision{}, false
-			}
-			d.Replay = true
-			return d, true
-		case <-ctx.Done():
-			return shared.Decision{}, false
-		}
+	var d shared.Decision
+	if json.Unmarshal(e.Value(), &d) != nil {
+		return shared.Decision{}, false
 	}
+	d.Replay = d.Replay || d.RequestID == "" || d.RequestID != token
+	return d, true
 }
 
 // Recorded reads the decision of a key from the decisions bucket.
