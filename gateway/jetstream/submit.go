@@ -47,44 +47,51 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 // await waits for the decision of a command the stream holds. When the
 // stream found the command a duplicate, it may be another gateway's, whose
 // decision never comes here: the key's record is then read too, at once and
-// every recordPoll, until the decision is found one way or the other. A read
-// that fails is tried again at the next tick; only MaxWait ends the wait.
+// again after pauses doubling from firstRecordPoll, until the decision is
+// found one way or the other. A read that fails is tried again at the next
+// one; only MaxWait ends the wait.
 func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), cmd shared.Command, duplicate bool) {
 	defer close(out)
 	defer forget()
 	deadline := time.NewTimer(q.cfg.MaxWait)
 	defer deadline.Stop()
-	var tick <-chan time.Time
-	if key, ok := recordKey(cmd); duplicate && ok {
-		if d, found := q.readRecord(key, cmd.RequestID); found {
+	key, keyed := recordKey(cmd)
+	if !duplicate || !keyed {
+		select {
+		case d := <-ch:
 			out <- d
-			return
+		case <-deadline.C:
 		}
-		poll := time.NewTicker(max(q.cfg.ConfirmAfter, minRecordPoll))
-		defer poll.Stop()
-		tick = poll.C
+		return
 	}
+	pause := firstRecordPoll
+	poll := time.NewTimer(0)
+	defer poll.Stop()
 	for {
 		select {
 		case d := <-ch:
 			out <- d
 			return
-		case <-tick:
-			key, _ := recordKey(cmd)
+		case <-poll.C:
 			if d, found := q.readRecord(key, cmd.RequestID); found {
 				out <- d
 				return
 			}
+			poll.Reset(pause)
+			pause *= 2
 		case <-deadline.C:
 			return
 		}
 	}
 }
 
-// minRecordPoll is the shortest pause between two reads of a duplicate's
-// record: a read is a request to the server, and the decision usually
-// comes as a reply first.
-const minRecordPoll = 100 * time.Millisecond
+// firstRecordPoll is the first pause between two reads of a duplicate's
+// record. Mostly the duplicate is this gateway's own command, sent without a
+// PubAck and late to be decided, and its decision comes as a reply: when
+// the booker falls behind, thousands of commands wait at once, and reading
+// each one's record every few hundred milliseconds would add the load that
+// keeps the booker behind.
+const firstRecordPoll = time.Second
 
 // confirmAttempts bounds the PubAck publishes of an undecided command; each
 // waits up to PublishTimeout and, when unanswered, the next one follows after
