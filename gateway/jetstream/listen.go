@@ -111,6 +111,10 @@ func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every tim
 	if err != nil {
 		return err
 	}
+	// The server knows the subscription before this returns, so that no
+	// other gateway's attempts sent from now on pass unseen (best effort: a
+	// subscription made while disconnected is sent on reconnect).
+	_ = q.nc.FlushTimeout(q.cfg.PublishTimeout)
 	go q.publishAttempts(ctx, sub, l, every)
 	return nil
 }
