@@ -104,7 +104,7 @@ const (
 // follow waits for the decision of a command sent without a PubAck. Past
 // ConfirmAfter it publishes the command again with a PubAck: the stream
 // then answers that it holds it already (a duplicate: the command may be
-// another gateway's, so the key's record is watched too), takes it now (the
+// another gateway's, so the key's record is read too), takes it now (the
 // first publish was lost), or refuses it, and a refusal closes out without
 // a decision. While the stream gives no answer at all, the command may be in
 // it, so its decision is still waited for.
