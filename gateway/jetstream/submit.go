@@ -109,41 +109,40 @@ const (
 // a decision. While the stream gives no answer at all, the command may be in
 // it, so its decision is still waited for.
 func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), msg *nats.Msg, cmd shared.Command) {
-	confirm := time.NewTimer(q.cfg.ConfirmAfter)
-	select {
-	case d := <-ch:
-		confirm.Stop()
-		forget()
-		out <- d
-		close(out)
-		return
-	case <-confirm.C:
-	}
+	wait := q.cfg.ConfirmAfter
 	for attempt := 0; ; attempt++ {
-		ack, err := q.publish(context.Background(), msg, cmd)
-		if err == nil {
-			q.await(out, ch, forget, cmd, ack.Duplicate)
-			return
-		}
-		if !errors.Is(err, gateway.ErrUncertain) {
-			forget() // refused: the stream does not hold the command
-			close(out)
-			return
-		}
-		if attempt+1 >= confirmAttempts {
-			q.await(out, ch, forget, cmd, false) // the stream may hold it: its decision may still come
-			return
-		}
-		pause := time.NewTimer(confirmPause << attempt)
-		select {
-		case d := <-ch:
-			pause.Stop()
+		if d, ok := decidedWithin(ch, wait); ok {
 			forget()
 			out <- d
 			close(out)
 			return
-		case <-pause.C:
 		}
+		ack, err := q.publish(context.Background(), msg, cmd)
+		switch {
+		case err == nil:
+			q.await(out, ch, forget, cmd, ack.Duplicate)
+			return
+		case !errors.Is(err, gateway.ErrUncertain):
+			forget() // refused: the stream does not hold the command
+			close(out)
+			return
+		case attempt+1 >= confirmAttempts:
+			q.await(out, ch, forget, cmd, false) // the stream may hold it: its decision may still come
+			return
+		}
+		wait = confirmPause << attempt
+	}
+}
+
+// decidedWithin waits up to wait for the decision on ch.
+func decidedWithin(ch <-chan shared.Decision, wait time.Duration) (shared.Decision, bool) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case d := <-ch:
+		return d, true
+	case <-t.C:
+		return shared.Decision{}, false
 	}
 }
 
@@ -163,25 +162,24 @@ func recordKey(cmd shared.Command) (string, bool) {
 // unless it decided this gateway's own command, the one with the reply
 // token.
 func (q *Queue) readRecord(key, token string) (shared.Decision, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), q.cfg.PublishTimeout)
-	defer cancel()
-	e, err := q.kv.Get(ctx, key)
-	if err != nil {
+	d, ok, err := q.recorded(context.Background(), key)
+	if err != nil || !ok {
 		return shared.Decision{}, false
 	}
-	var d shared.Decision
-	if json.Unmarshal(e.Value(), &d) != nil {
-		return shared.Decision{}, false
-	}
-	d.Replay = d.Replay || d.RequestID == "" || d.RequestID != token
+	d.Replay = d.Replay || d.RequestID != token
 	return d, true
 }
 
 // Recorded reads the decision of a key from the decisions bucket.
 func (q *Queue) Recorded(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error) {
+	return q.recorded(ctx, shared.DecisionKey(patientID, key))
+}
+
+// recorded reads the decision on record under the bucket key.
+func (q *Queue) recorded(ctx context.Context, key string) (shared.Decision, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()
-	e, err := q.kv.Get(ctx, shared.DecisionKey(patientID, key))
+	e, err := q.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return shared.Decision{}, false, nil
 	}
