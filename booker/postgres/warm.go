@@ -14,10 +14,17 @@ import (
 // empty catalog caches: measured, 150–250 ms of the first decisions.
 const warmConns = 8
 
-// warm runs the statements of a booking batch once on a new connection,
-// with no rows, in a transaction that is rolled back: the backend loads the
-// tables, indexes and types they touch, and the connection keeps them
-// prepared. It changes nothing.
+// warm runs the statements of a booking batch on a new connection, in a
+// transaction that is rolled back: first with no rows, so that the
+// connection keeps them prepared, then with one booking of a slot that
+// exists only inside the transaction, so that the backend has also written
+// to appointment, outbox_event and their indexes, checked the foreign key
+// and the exclusion constraints, and so loaded all they need. At an opening
+// the first batch's insert took 7–30 ms (median 13, six runs) on
+// connections that had run it without rows, 3–11 ms (median 5, four runs) on these;
+// later ones take 3. It changes nothing but a sequence: an appointment id
+// per connection is never used. Warming is best effort: a
+// failure shows on first use.
 func warm(ctx context.Context, conn *pgx.Conn) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
@@ -34,6 +41,34 @@ func warm(ctx context.Context, conn *pgx.Conn) error {
 	q.Queue(reserveSQL, none, []int32{})
 	q.Queue(insertSQL, none, none, noKeys, noKeys, none, noTimes, noTimes, []bool{}, noTimes, noKeys)
 	q.Queue(waitlistBookedSQL, none, none, noTimes)
-	_ = tx.SendBatch(ctx, q).Close() // best effort: a failure shows on first use
+	if tx.SendBatch(ctx, q).Close() != nil {
+		return nil
+	}
+	_ = warmWrites(ctx, tx)
 	return nil
+}
+
+// warmWrites books one place in a slot made for the purpose, in 1970. The
+// slot, its doctor and its patient are the backend's process id negated, so
+// that connections warming at once never meet in a constraint, and no real
+// one (whose ids are positive) ever does.
+func warmWrites(ctx context.Context, tx pgx.Tx) error {
+	var id int64
+	var start time.Time
+	err := tx.QueryRow(ctx, `
+        INSERT INTO time_slot (id, doctor_id, start_at, end_at, capacity)
+        VALUES (-pg_backend_pid(), -pg_backend_pid(), 'epoch', 'epoch'::timestamptz + interval '15 minutes', 1)
+        RETURNING id, start_at`).Scan(&id, &start)
+	if err != nil {
+		return err
+	}
+	one, key, end := []int64{id}, []string{"warm"}, start.Add(15*time.Minute)
+	q := &pgx.Batch{}
+	q.Queue(knownKeysSQL, one, key)
+	q.Queue(lockOwnSlotsSQL, one, time.Now())
+	q.Queue(holdersSQL, one, one)
+	q.Queue(reserveSQL, one, []int32{1})
+	q.Queue(insertSQL, one, one, key, []string{""}, one, []time.Time{start}, []time.Time{end}, []bool{true}, []time.Time{}, []string{})
+	q.Queue(waitlistBookedSQL, one, one, []time.Time{start})
+	return tx.SendBatch(ctx, q).Close()
 }
