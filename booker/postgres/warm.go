@@ -19,11 +19,11 @@ const warmConns = 8
 // connection keeps them prepared, then with one booking of a slot that
 // exists only inside the transaction, so that the backend has also written
 // to appointment, outbox_event and their indexes, checked the foreign key
-// and the exclusion constraints, and so loaded all they need. At an opening
-// the first batch's insert took 7–30 ms (median 13, six runs) on
-// connections that had run it without rows, 3–11 ms (median 5, four runs) on these;
-// later ones take 3. It changes nothing but a sequence: an appointment id
-// per connection is never used. Warming is best effort: a
+// and the exclusion constraints, and so loaded all they need. At an
+// opening, the first batch's insert took 7–30 ms (median 13, six runs) on
+// connections that had run it without rows, 3–11 ms (median 5, four runs)
+// on these; later ones take 3. It changes nothing but a sequence: an
+// appointment id per connection is never used. Warming is best effort: a
 // failure shows on first use.
 func warm(ctx context.Context, conn *pgx.Conn) error {
 	tx, err := conn.Begin(ctx)
