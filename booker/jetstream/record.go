@@ -139,7 +139,10 @@ func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 		if !ok {
 			continue
 		}
-		data, err := json.Marshal(e.decision)
+		data, err := e.encoded, error(nil)
+		if data == nil {
+			data, err = json.Marshal(e.decision)
+		}
 		var f jetstream.PubAckFuture
 		if err == nil {
 			f, err = w.JS.PublishMsgAsync(&nats.Msg{Subject: w.decisionSubject(key), Data: data},
@@ -173,7 +176,7 @@ func (w *Worker) recordAgain(ctx context.Context, e *entry, key string) {
 	if err == nil && first.Replay && sameDecision(first, e.decision) {
 		return
 	}
-	e.decision, e.err = first, err
+	e.decision, e.err, e.encoded = first, err, nil
 }
 
 func sameDecision(a, b shared.Decision) bool {

@@ -20,9 +20,10 @@ import (
 var errMalformed = errors.New("malformed command")
 
 // Worker decides batches of commands: in one PostgreSQL transaction, then it
-// records each booking's decision, replies to the waiting gateway and
-// acknowledges the message — in that order, so that an acknowledged message
-// always has its decision on record.
+// records each decision, replies to the waiting gateway and acknowledges the
+// message — in that order, so that an acknowledged message always has its
+// decision on record. A new booking is replied to first: its appointment
+// row is on record already.
 type Worker struct {
 	Service   booker.BatchService
 	Decisions jetstream.KeyValue
@@ -55,6 +56,9 @@ type entry struct {
 	decided   bool // answered before the database: from the record
 	// encoded is decision as recorded, which the reply sends as it is.
 	encoded []byte
+	// replied is set once the reply is sent, before the record for a new
+	// booking (see conclude).
+	replied bool
 	err     error
 }
 
@@ -163,10 +167,22 @@ func decodeCommand(data []byte, reply string) (shared.Command, error) {
 	return cmd, nil
 }
 
-// conclude records the batch's decisions (all at once), then replies to and
-// acknowledges, naks or parks each entry. Replies and acks are buffered
-// publishes; only a parked command waits for its dead-letter stream.
+// conclude replies at once to the bookings the batch made, then records the
+// batch's decisions (all at once), then replies to the rest and
+// acknowledges, naks or parks each entry. A new booking needs no record to
+// be answered: its appointment row, committed with the key, already is one,
+// and a repeat finds it there, so its patient does not wait for the
+// record's round trip. A refusal is answered only once it is on record, as
+// nothing else keeps it. Replies and acks are buffered publishes; only a
+// parked command waits for its dead-letter stream.
 func (w *Worker) conclude(ctx context.Context, entries []*entry) {
+	for _, e := range entries {
+		if bookedNow(e) {
+			e.encoded, _ = json.Marshal(e.decision)
+			w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
+			e.replied = true
+		}
+	}
 	w.recordAll(ctx, entries)
 	var parked []*entry
 	for _, e := range entries {
@@ -183,6 +199,13 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 	wg.Wait()
 }
 
+// bookedNow is whether e is a booking the batch just made: its appointment
+// row is in the database, under its patient and key.
+func bookedNow(e *entry) bool {
+	return e.err == nil && !e.decided && e.cmd.Kind == shared.KindBook &&
+		e.decision.Code == shared.Booked && !e.decision.Replay && e.decision.Appointment != nil
+}
+
 // needsRecord is whether e's decision still has to be put on record: a
 // booking's or a reschedule's, decided now, not a refusal of a reused key.
 func needsRecord(e *entry) (string, bool) {
@@ -194,7 +217,9 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:
-		w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
+		if !e.replied {
+			w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
+		}
 		// A plain ack, not a confirmed one: an ack that gets lost only brings
 		// the command back after AckWait, and it is answered from its record.
 		if err := e.msg.Ack(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"termin/booker/internal/testkit"
 	"termin/booker/jetstream"
 	"termin/shared"
 )
@@ -169,5 +170,31 @@ func TestRecordNamesTheCommandDecided(t *testing.T) {
 	found, err := q.worker.RecordedMany(t.Context(), []string{key})
 	if d := found[key]; err != nil || d.Code != shared.Booked || d.RequestID != "token-1" {
 		t.Errorf("on record %+v (err %v), want the booking naming token-1", d, err)
+	}
+}
+
+// TestNewBookingIsAnsweredBeforeItsRecord: a booking's appointment row is its
+// record, so its patient is answered without waiting for the decisions
+// bucket; here the bucket takes nothing (its stream is sealed), and the
+// booking is answered all the same, while its message stays unacknowledged
+// to be decided again (as a replay) once records can be written.
+func TestNewBookingIsAnsweredBeforeItsRecord(t *testing.T) {
+	q := newQueue(t, &fakeDecider{})
+	stream, err := q.js.Stream(t.Context(), "KV_"+q.kv.Bucket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := stream.CachedInfo().Config
+	cfg.Sealed = true
+	if _, err := q.js.UpdateStream(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	q.run()
+	q.book(42, 1, 7, "k")
+	if d := q.reply(); d.Code != shared.Booked || d.Replay || d.Appointment == nil {
+		t.Fatalf("reply %+v, want the new booking", d)
+	}
+	if err := testkit.Settled(q.cons); err == nil {
+		t.Error("the command was acknowledged without its decision on record")
 	}
 }
