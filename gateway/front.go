@@ -194,7 +194,7 @@ func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline 
 			// the place's decision, and a booking it did not create is a 200.
 			return result(d, t.Request, true, err)
 		}
-		return result(d, req, d.Replay, err)
+		return result(d, req, d.Replay || !t.FirstAnswer(), err)
 	case <-timer.C:
 	case <-ctx.Done():
 	}

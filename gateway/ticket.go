@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"sync/atomic"
 	"time"
 
 	"termin/shared"
@@ -51,6 +52,9 @@ type Ticket struct {
 	err      error
 	closedAt time.Time
 	madeAt   time.Time
+	// answered is set once a request of the ticket's own key was given its
+	// decision.
+	answered atomic.Bool
 }
 
 // Done is closed once the ticket has its decision.
@@ -60,6 +64,13 @@ func (t *Ticket) Done() <-chan struct{} { return t.done }
 // the same patient that joined the ticket's place in its opening: its answer
 // is the place's answer, and a booking it reports was not created by it.
 func (t *Ticket) Alias(key string) bool { return key != t.Request.IdempotencyKey }
+
+// FirstAnswer reports whether the decision goes to a request of the
+// ticket's own key for the first time. Every later request of the key
+// repeats a decided key, and a booking is then a replay (200, not 201) even
+// while the booker's record of it is still on its way, which the booker no
+// longer waits for before it replies.
+func (t *Ticket) FirstAnswer() bool { return t.answered.CompareAndSwap(false, true) }
 
 // Decision is the booker's decision, or the waiting room's own refusal (the
 // slot filled while the ticket waited), or err when the queue refused it.
