@@ -20,8 +20,8 @@ type Pool struct {
 	Consumer jetstream.Consumer
 	Worker   *Worker
 	Size     int
-	// BatchSize and BatchWait bound a batch: it is cut when it is full or when
-	// its first command has waited BatchWait.
+	// BatchSize and BatchWait bound a batch: it is cut when it is full, or
+	// else BatchWait after the lane found it not full.
 	BatchSize int
 	BatchWait time.Duration
 	Log       *slog.Logger
