@@ -68,8 +68,8 @@ func (t *Ticket) Alias(key string) bool { return key != t.Request.IdempotencyKey
 // FirstAnswer reports whether the decision goes to a request of the
 // ticket's own key for the first time. Every later request of the key
 // repeats a decided key, and a booking is then a replay (200, not 201) even
-// while the booker's record of it is still on its way, which the booker no
-// longer waits for before it replies.
+// while the booker's record of it is still on its way: the booker replies
+// to a new booking before it records it.
 func (t *Ticket) FirstAnswer() bool { return t.answered.CompareAndSwap(false, true) }
 
 // Decision is the booker's decision, or the waiting room's own refusal (the
