@@ -48,10 +48,11 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 	if err != nil {
 		return BookingResult{}, err
 	}
-	// Only a repeat can have a decision on record; a new key goes straight on.
-	// A repeat the limiter has forgotten still gets the one decision: the
-	// stream drops it as a duplicate, or the booker answers it from the record.
-	if repeat {
+	// Only a repeat can have a decision on record; a new key goes straight on,
+	// and so does a repeat whose ticket still waits here. A repeat the limiter
+	// has forgotten still gets the one decision: the stream drops it as a
+	// duplicate, or the booker answers it from the record.
+	if repeat && !f.Room.Waiting(req.PatientID, req.IdempotencyKey) {
 		if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, req.IdempotencyKey); ok || err != nil {
 			f.Metrics.outcome(outcomeRecorded)
 			return result(d, req, true, err)

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,5 +41,40 @@ func TestRepeatOfADecidedTicketIsAReplay(t *testing.T) {
 		if err != nil || res.Queued || res.Appointment.ID != 9 || res.Replay != wantReplay {
 			t.Fatalf("request %d: %+v, %v; want appointment 9 with replay %v", i+1, res, err, wantReplay)
 		}
+	}
+}
+
+// stalledQueue takes commands and decides none, as a booker far behind, and
+// counts the reads of the decisions record.
+type stalledQueue struct{ reads atomic.Int32 }
+
+func (*stalledQueue) Submit(context.Context, int64, string, shared.Command) (<-chan shared.Decision, error) {
+	return make(chan shared.Decision), nil
+}
+
+func (q *stalledQueue) Recorded(context.Context, int64, string) (shared.Decision, bool, error) {
+	q.reads.Add(1)
+	return shared.Decision{}, false, nil
+}
+
+func (*stalledQueue) Ready() error { return nil }
+
+// TestRepeatOfAWaitingTicketReadsNoRecord: while the key's ticket waits in
+// the room, its repeats are answered 202 from the room without a read of
+// the decisions record.
+func TestRepeatOfAWaitingTicketReadsNoRecord(t *testing.T) {
+	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	q := &stalledQueue{}
+	front := &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: 20 * time.Millisecond,
+		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
+		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+	for i := range 3 {
+		res, err := front.RequestBooking(t.Context(), request(slot, 5))
+		if err != nil || !res.Queued {
+			t.Fatalf("request %d: %+v, %v; want 202", i+1, res, err)
+		}
+	}
+	if n := q.reads.Load(); n != 0 {
+		t.Errorf("%d reads of the record for repeats of a waiting ticket, want none", n)
 	}
 }

@@ -109,3 +109,15 @@ func (ln *line) observe(now time.Time) {
 	ln.counted++
 	ln.lastDone = now
 }
+
+// Waiting reports whether the room holds an undecided ticket for the
+// patient's key. A repeat of such a key needs no read of the decisions
+// record: its ticket is on its way to the decision and answers it. When the
+// booker falls behind, clients answered 202 repeat again and again, and a
+// read per repeat was load on the very path that was behind.
+func (r *Room) Waiting(patientID int64, key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tickets[ticketID{patientID, key}]
+	return t != nil && !r.decided(t)
+}
