@@ -14,36 +14,22 @@ import (
 // empty catalog caches: measured, 150–250 ms of the first decisions.
 const warmConns = 8
 
-// warm runs the statements of a booking batch on a new connection, in a
-// transaction that is rolled back: first with no rows, so that the
-// connection keeps them prepared, then with one booking of a slot that
-// exists only inside the transaction, so that the backend has also written
-// to appointment, outbox_event and their indexes, checked the foreign key
-// and the exclusion constraints, and so loaded all they need. At an
-// opening, the first batch's insert took 7–30 ms (median 13, six runs) on
-// connections that had run it without rows, 3–11 ms (median 5, four runs)
-// on these; later ones take 3. It changes nothing but a sequence: an
-// appointment id per connection is never used. Warming is best effort: a
-// failure shows on first use.
+// warm runs the statements of a booking batch on a new connection, with one
+// booking of a slot that exists only inside a transaction that is rolled
+// back: the connection keeps the statements prepared, and the backend has
+// written to appointment, outbox_event and their indexes, checked the
+// foreign key and the exclusion constraints, and so loaded all they need.
+// At an opening, the first batch's insert took 7–30 ms (median 13, six runs)
+// on connections that had run the statements without rows, 3–11 ms (median
+// 5, four runs) on these; later ones take 3. It changes nothing but a
+// sequence: an appointment id per connection is never used. Warming is best
+// effort: a failure shows on first use.
 func warm(ctx context.Context, conn *pgx.Conn) error {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil // the pool finds a broken connection on first use
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	var none []int64
-	var noKeys []string
-	var noTimes []time.Time
-	q := &pgx.Batch{}
-	q.Queue(knownKeysSQL, none, noKeys)
-	q.Queue(lockOwnSlotsSQL, none, time.Now())
-	q.Queue(holdersSQL, none, none)
-	q.Queue(reserveSQL, none, []int32{})
-	q.Queue(insertSQL, none, none, noKeys, noKeys, none, noTimes, noTimes, []bool{}, noTimes, noKeys)
-	q.Queue(waitlistBookedSQL, none, none, noTimes)
-	if tx.SendBatch(ctx, q).Close() != nil {
-		return nil
-	}
 	_ = warmWrites(ctx, tx)
 	return nil
 }
