@@ -92,7 +92,10 @@ const rateWindow = time.Second
 
 // observe counts one more decision and, once a window is over, folds its
 // count into the smoothed rate. A window that a pause stretched past ten
-// windows is dropped: it would show the pause, not the pace.
+// windows is dropped: it would show the pause, not the pace. So is a window
+// in which the line ran empty: its decisions came as fast as clicks did, and
+// a slot clicked once every few seconds would otherwise be told to be decided
+// once every few seconds, and its next click sent away with a 202 at once.
 func (ln *line) observe(now time.Time) {
 	switch el := now.Sub(ln.windowStart); {
 	case ln.windowStart.IsZero() || el > 10*rateWindow:
@@ -108,6 +111,9 @@ func (ln *line) observe(now time.Time) {
 	}
 	ln.counted++
 	ln.lastDone = now
+	if len(ln.inflight)+len(ln.waiting) == 0 {
+		ln.windowStart, ln.counted = time.Time{}, 0
+	}
 }
 
 // Waiting reports whether the room holds an undecided ticket for the

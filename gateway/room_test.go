@@ -328,3 +328,28 @@ func TestPreQueueGoesFirstEvenBeforeItsTimerFires(t *testing.T) {
 		t.Fatalf("the click after the opening reached the queue first (%v), ahead of the pre-queue", got)
 	}
 }
+
+// TestRoomMeasuresNoPaceOfALineThatNeverWaited: a slot clicked once every
+// 1.5 s is decided as fast as it is clicked, which says nothing of how fast
+// its line would move. Its next click must not be told a wait measured from
+// the clicks' own pace (before, 1.5 s: past the budget, a 202 at once).
+func TestRoomMeasuresNoPaceOfALineThatNeverWaited(t *testing.T) {
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
+	clk := &clock{t: time.Now()}
+	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), gateway.WithClock(clk.now))
+	for p := range int64(4) {
+		tk, err := room.Join(t.Context(), slot, request(slot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.decide(t, room, tk, booked(int(9-p)))
+		clk.advance(1500 * time.Millisecond)
+	}
+	tk, err := room.Join(t.Context(), slot, request(slot, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, eta, known := room.Outlook(tk); known {
+		t.Errorf("the fifth click is told a measured wait of %v; the line never had anyone waiting", eta)
+	}
+}
