@@ -28,9 +28,10 @@ type Config struct {
 	// holds one database connection while it decides.
 	Workers int
 	// BatchSize and BatchWait bound a batch: up to BatchSize commands; a
-	// lane that holds fewer waits BatchWait for more, then takes what it
-	// has (so commands that came during the last batch wait too, and batches
-	// grow with the load, which makes them cheaper). A lane behind the load
+	// lane that holds fewer waits for more until its oldest command has
+	// waited BatchWait, then takes what it has (so batches grow with the
+	// load, which makes them cheaper, and a command that queued behind a
+	// batch waits no longer for company). A lane behind the load
 	// takes full batches one after the other, so BatchSize caps what one lane
 	// decides per second: at 3,000 clicks/s spread, 50 left the lane behind
 	// for good after the opening in two runs of four, 200 in two of seventeen.
@@ -103,7 +104,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.IntVar(&cfg.Caps.Total, "max-upcoming", envconf.Int("MAX_UPCOMING", 0), "upcoming appointments a patient may hold in total; 0 = no cap (MAX_UPCOMING)")
 	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 1), "batches decided at once; on 2 cores one lane makes batches twice as large and costs a booking less CPU than two (BOOKER_WORKERS)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 200), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
-	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 10*time.Millisecond), "how long an idle lane waits to fill a batch: longer means fewer, larger transactions (BOOKER_BATCH_WAIT)")
+	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 25*time.Millisecond), "how long a command waits in its lane for company before its batch goes: longer means fewer, larger transactions (BOOKER_BATCH_WAIT)")
 	dbConns := fs.Int("db-conns", envconf.Int("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
 	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")

@@ -17,6 +17,13 @@ type Entry = entry
 // NewLane makes a lane of batches of at most max.
 func NewLane(max int) Lane { return Lane{newLane(max)} }
 
+// NewLaneWithClock makes a lane that reads the time from now.
+func NewLaneWithClock(max int, now func() time.Time) Lane {
+	l := newLane(max)
+	l.now = now
+	return Lane{l}
+}
+
 // Push adds e, waiting while the lane holds two batches.
 func (l Lane) Push(e *Entry) { l.l.push(e) }
 

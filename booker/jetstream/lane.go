@@ -7,17 +7,20 @@ import (
 
 // lane holds the commands waiting for one worker. While the worker decides a
 // batch, the next one grows here, so batches get larger exactly when the
-// load does; an idle worker waits only BatchWait for company.
+// load does; a short batch waits for company until its oldest command has
+// waited BatchWait, so a longer wait buys larger batches when the load is
+// light without adding to the wait of commands that queued behind a batch.
 type lane struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	msgs   []*entry
 	max    int // batch size
 	closed bool
+	now    func() time.Time
 }
 
 func newLane(max int) *lane {
-	l := &lane{max: max}
+	l := &lane{max: max, now: time.Now}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -29,6 +32,7 @@ func (l *lane) push(m *entry) {
 	for len(l.msgs) >= 2*l.max {
 		l.cond.Wait()
 	}
+	m.queued = l.now()
 	l.msgs = append(l.msgs, m)
 	l.cond.Broadcast()
 }
@@ -47,10 +51,12 @@ func (l *lane) take(wait time.Duration) ([]*entry, bool) {
 	for len(l.msgs) == 0 && !l.closed {
 		l.cond.Wait()
 	}
-	if len(l.msgs) < l.max && !l.closed && wait > 0 {
-		l.mu.Unlock()
-		time.Sleep(wait)
-		l.mu.Lock()
+	if len(l.msgs) < l.max && !l.closed {
+		if rest := wait - l.now().Sub(l.msgs[0].queued); rest > 0 {
+			l.mu.Unlock()
+			time.Sleep(rest)
+			l.mu.Lock()
+		}
 	}
 	n := min(len(l.msgs), l.max)
 	batch := append([]*entry(nil), l.msgs[:n]...)

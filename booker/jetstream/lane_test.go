@@ -129,3 +129,27 @@ func TestLaneOfKeepsASlotOnOneLane(t *testing.T) {
 		t.Errorf("8 slots used lanes %v; want all %d", used, lanes)
 	}
 }
+
+// TestLaneWaitsNoLongerThanItsOldestCommand: a command that has already
+// waited the batch wait behind the previous batch goes in the next batch at
+// once, however short it is: the wait bounds what a command waits for
+// company, not what a batch waits after the one before.
+func TestLaneWaitsNoLongerThanItsOldestCommand(t *testing.T) {
+	var offset atomic.Int64
+	l := jetstream.NewLaneWithClock(3, func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+	l.Push(entries(0, 1)[0])
+	offset.Store(int64(time.Hour)) // the command has waited an hour behind a batch
+	got := make(chan []*jetstream.Entry, 1)
+	go func() {
+		batch, _ := l.Take(time.Hour)
+		got <- batch
+	}()
+	select {
+	case batch := <-got:
+		if fmt.Sprint(patients(batch)) != "[0]" {
+			t.Fatalf("batch %v, want [0]", patients(batch))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lane still waits for company for a command that has waited its batch wait")
+	}
+}

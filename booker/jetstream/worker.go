@@ -51,6 +51,7 @@ type entry struct {
 	msg       jetstream.Msg
 	cmd       shared.Command
 	delivered uint64
+	queued    time.Time // when it reached its lane
 	decision  shared.Decision
 	outcome   booker.Outcome
 	decided   bool // answered before the database: from the record
