@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -70,6 +71,7 @@ func run(ctx context.Context) error {
 	defer unpublish(dataDir)
 	envconf.TuneGC()
 	logger := envconf.NewLogger(os.Stderr)
+	logger.Info("run: Go processors", "GOMAXPROCS", system.ShareCores(), "cores", runtime.NumCPU())
 	slog.SetDefault(logger)
 	sys, dev, err := start(ctx, logger)
 	if err != nil {
