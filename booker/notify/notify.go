@@ -120,6 +120,9 @@ func (n *Notifier) Run(ctx context.Context) error {
 			sleep(ctx, 100*time.Millisecond)
 			continue
 		}
+		if len(msgs) == 0 {
+			continue // a quiet fetch window: nothing to look up
+		}
 		batch := make([]job, len(msgs))
 		for i, m := range msgs {
 			batch[i] = newJob(m)
