@@ -13,8 +13,8 @@ import (
 // spinning to look for the next goroutine, CPU that PostgreSQL and the
 // clients' connections needed. Measured at 1,000 clicks/s on two cores, one
 // processor cut the bundle's CPU per booking by about a quarter, and the
-// one-doctor opening stayed within its budgets (see README, "The third
-// morning").
+// one-doctor opening stayed within its budgets (README, "What one booking
+// costs", the afternoon of 2026-12-04).
 func ShareCores() int {
 	if _, set := os.LookupEnv("GOMAXPROCS"); set {
 		return runtime.GOMAXPROCS(0)
