@@ -1,27 +1,146 @@
 package system
 
 import (
+	"context"
 	"os"
 	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
 )
 
-// ShareCores gives the bundle's Go runtime half the cores it would take
-// (at least one) unless the operator set GOMAXPROCS, and returns the number
-// it runs with. The bundle runs beside its PostgreSQL, and at an opening
-// every booking is a dozen short hops between its gateway, booker and NATS
-// server: with a processor per core the runtime keeps a second thread
-// spinning to look for the next goroutine, CPU that PostgreSQL and the
-// clients' connections needed. Measured at 1,000 clicks/s on two cores, one
-// processor cut the bundle's CPU per booking by about a quarter, and the
-// one-doctor opening stayed within its budgets (README, "What one booking
-// costs", the afternoon of 2026-12-04).
-func ShareCores() int {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return runtime.GOMAXPROCS(0)
-	}
-	runtime.GOMAXPROCS(HalfCores(runtime.GOMAXPROCS(0)))
-	return runtime.GOMAXPROCS(0)
+// Governor gives the bundle's Go runtime one processor while one keeps up
+// with the load, and every processor it may use once one does not. The
+// bundle runs beside its PostgreSQL, and a booking is a dozen short hops
+// between its gateway, booker and NATS server: with a processor per core
+// the runtime keeps a second thread spinning for the next goroutine, CPU
+// that PostgreSQL and the clients needed (at 1,000 clicks/s on two cores one
+// processor took about a quarter off the service's CPU per booking). But one
+// processor is also one core at most: at 8,000 clicks/s it fell behind by
+// seconds where two kept decisions under 130 ms. So it watches how long
+// goroutines wait for a processor, and the process's CPU (README, "What one
+// booking costs", the afternoon of 2026-12-04).
+type Governor struct {
+	// Max is the processors it may give: the runtime's own choice at start.
+	Max int
+	// Every is how often it looks; an opening's first clicks crowd one
+	// processor within a tick or two.
+	Every time.Duration
+	// Calm is how long the load must stay light before it goes back to one.
+	Calm time.Duration
+	// CPU returns the process's CPU time so far.
+	CPU func() time.Duration
+	// Waits returns how many goroutines, of those the runtime sampled so far,
+	// waited longer than SlowWait for a processor, and how many it sampled.
+	Waits func() (slow, all uint64)
+
+	switches atomic.Int64
 }
 
-// HalfCores is the bundle's share of n usable cores: half, at least one.
-func HalfCores(n int) int { return max(1, n/2) }
+// Switches counts the changes of processors so far, for the log at the end
+// of a run: a number that grows by the second would mean it flaps.
+func (g *Governor) Switches() int64 { return g.switches.Load() }
+
+const (
+	// SlowWait is a wait for a processor that says the processors are too
+	// few: a booking's hops each take tens of microseconds.
+	SlowWait = time.Millisecond
+	// crowdedShare of the sampled waits over a tick being slow, two ticks
+	// running, makes the runtime get Max processors.
+	crowdedShare = 0.1
+	// downBusy cores busy on average over Calm give it one again. Two
+	// processors show more CPU than one for the same load (the spinning).
+	downBusy = 0.5
+	// recentTicks is how many of the last ticks must be light as well.
+	recentTicks = 10
+)
+
+// NewGovernor returns a governor for this process, or nil when the operator
+// set GOMAXPROCS, a single core leaves nothing to govern, or the process's
+// CPU time cannot be read here.
+func NewGovernor() *Governor {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		return nil
+	}
+	cpu := processCPU()
+	if n := runtime.GOMAXPROCS(0); n > 1 && cpu != nil {
+		return &Governor{Max: n, Every: 20 * time.Millisecond, Calm: 2 * time.Second, CPU: cpu, Waits: schedWaits()}
+	}
+	return nil
+}
+
+// Run governs until ctx ends, then gives the runtime Max processors again.
+func (g *Governor) Run(ctx context.Context) {
+	defer runtime.GOMAXPROCS(g.Max)
+	runtime.GOMAXPROCS(1)
+	tick := time.NewTicker(g.Every)
+	defer tick.Stop()
+	windowCPU, windowAt := g.CPU(), time.Now()
+	var recent [recentTicks]time.Duration // the last ticks' CPU readings
+	for i := range recent {
+		recent[i] = windowCPU
+	}
+	lastSlow, lastAll := g.Waits()
+	wasCrowded := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			slow, all := g.Waits()
+			crowded := all > lastAll && float64(slow-lastSlow) > crowdedShare*float64(all-lastAll)
+			lastSlow, lastAll = slow, all
+			cpu := g.CPU()
+			// Light on average over the calm period, and over its last ticks
+			// too: an opening's first fifth of a second barely moves a mean.
+			lately := float64(cpu-recent[0]) / float64(recentTicks*g.Every)
+			copy(recent[:], recent[1:])
+			recent[recentTicks-1] = cpu
+			calm := false
+			if span := now.Sub(windowAt); span >= g.Calm {
+				calm = float64(cpu-windowCPU)/float64(span) < downBusy && lately < downBusy
+				windowCPU, windowAt = cpu, now
+			}
+			procs := runtime.GOMAXPROCS(0)
+			if next := Processors(procs, g.Max, crowded && wasCrowded, calm && !crowded); next != procs {
+				runtime.GOMAXPROCS(next)
+				g.switches.Add(1)
+				windowCPU, windowAt = cpu, now
+			}
+			wasCrowded = crowded
+		}
+	}
+}
+
+// Processors decides the next number of processors from the present one,
+// the most, whether goroutines queued for a processor over the last two
+// ticks, and whether the load was light: on average over the calm period
+// just ended, and in the last tick too.
+func Processors(procs, most int, crowded, calm bool) int {
+	switch {
+	case procs < most && crowded:
+		return most
+	case procs > 1 && calm:
+		return 1
+	}
+	return procs
+}
+
+// schedWaits reads the runtime's sampled scheduling latencies.
+func schedWaits() func() (slow, all uint64) {
+	sample := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	return func() (slow, all uint64) {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindFloat64Histogram {
+			return 0, 0
+		}
+		h := sample[0].Value.Float64Histogram()
+		for i, n := range h.Counts {
+			all += n
+			if h.Buckets[i] >= SlowWait.Seconds() {
+				slow += n
+			}
+		}
+		return slow, all
+	}
+}

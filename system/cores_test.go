@@ -1,37 +1,95 @@
 package system_test
 
 import (
-	"os"
+	"context"
+	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"termin/shared/poll"
 	"termin/system"
 )
 
-// TestBundleTakesHalfTheCoresUnlessTold: the bundle leaves half the cores to
-// the PostgreSQL beside it, keeps at least one, and an operator's
-// GOMAXPROCS wins.
-func TestBundleTakesHalfTheCoresUnlessTold(t *testing.T) {
-	for _, c := range []struct{ cores, want int }{{1, 1}, {2, 1}, {3, 1}, {8, 4}} {
-		if got := system.HalfCores(c.cores); got != c.want {
-			t.Errorf("HalfCores(%d) = %d, want %d", c.cores, got, c.want)
+// TestProcessorsFollowTheLoad: one processor goes to all of them as soon as
+// goroutines queue for it; all of them go back to one only after a calm
+// period.
+func TestProcessorsFollowTheLoad(t *testing.T) {
+	for _, c := range []struct {
+		procs, most   int
+		crowded, calm bool
+		want          int
+		why           string
+	}{
+		{1, 2, true, false, 2, "goroutines queue for the one processor"},
+		{1, 8, true, false, 8, "goroutines queue, many cores"},
+		{1, 2, false, false, 1, "one processor keeps up"},
+		{2, 2, true, false, 2, "all processors, still crowded"},
+		{2, 2, false, false, 2, "keeping up, but not light for the whole calm period"},
+		{2, 2, false, true, 1, "light for the calm period"},
+		{1, 2, false, true, 1, "already one"},
+	} {
+		if got := system.Processors(c.procs, c.most, c.crowded, c.calm); got != c.want {
+			t.Errorf("%s: Processors(%d, %d, %v, %v) = %d, want %d", c.why, c.procs, c.most, c.crowded, c.calm, got, c.want)
 		}
 	}
-	before := runtime.GOMAXPROCS(4)
+}
+
+// TestGovernorSwitchesWithTheLoad runs a governor on a CPU clock and a count
+// of waits the test drives: goroutines queueing for the one processor get
+// both, an idle process goes back to one after the calm period, and the end
+// restores both.
+func TestGovernorSwitchesWithTheLoad(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
 	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
-	old, set := os.LookupEnv("GOMAXPROCS")
-	t.Cleanup(func() {
-		if set {
-			os.Setenv("GOMAXPROCS", old)
+	var crowded atomic.Bool
+	var slow, all atomic.Uint64
+	var cpu atomic.Int64
+	last := time.Now()
+	rate := func() float64 {
+		if crowded.Load() {
+			return 1.0
 		}
-	})
-	os.Unsetenv("GOMAXPROCS")
-	if got := system.ShareCores(); got != 2 {
-		t.Errorf("with 4 processors and no GOMAXPROCS the bundle runs with %d, want 2", got)
+		return 0.1
 	}
-	t.Setenv("GOMAXPROCS", "3")
-	runtime.GOMAXPROCS(3)
-	if got := system.ShareCores(); got != 3 {
-		t.Errorf("with GOMAXPROCS=3 the bundle runs with %d, want the operator's 3", got)
+	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
+		CPU: func() time.Duration {
+			now := time.Now()
+			cpu.Add(int64(float64(now.Sub(last)) * rate()))
+			last = now
+			return time.Duration(cpu.Load())
+		},
+		Waits: func() (uint64, uint64) {
+			all.Add(100)
+			if crowded.Load() {
+				slow.Add(50)
+			}
+			return slow.Load(), all.Load()
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); g.Run(ctx) }()
+	wantProcs := func(n int, when string) {
+		t.Helper()
+		poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+			if got := runtime.GOMAXPROCS(0); got != n {
+				return fmt.Errorf("%s: %d processors, want %d", when, got, n)
+			}
+			return nil
+		})
+	}
+	wantProcs(1, "at rest")
+	crowded.Store(true)
+	wantProcs(2, "with goroutines queueing")
+	crowded.Store(false)
+	wantProcs(1, "after the calm period")
+	cancel()
+	<-done
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Errorf("after the governor stopped: %d processors, want its most, 2", got)
+	}
+	if g.Switches() < 2 {
+		t.Errorf("%d switches counted, want at least 2", g.Switches())
 	}
 }

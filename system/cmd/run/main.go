@@ -71,7 +71,11 @@ func run(ctx context.Context) error {
 	defer unpublish(dataDir)
 	envconf.TuneGC()
 	logger := envconf.NewLogger(os.Stderr)
-	logger.Info("run: Go processors", "GOMAXPROCS", system.ShareCores(), "cores", runtime.NumCPU())
+	if g := system.NewGovernor(); g != nil {
+		go g.Run(ctx)
+		defer func() { logger.Info("run: Go processors switched", "times", g.Switches()) }()
+		logger.Info("run: Go processors follow the load", "from", 1, "to", g.Max, "cores", runtime.NumCPU())
+	}
 	slog.SetDefault(logger)
 	sys, dev, err := start(ctx, logger)
 	if err != nil {
