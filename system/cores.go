@@ -75,47 +75,73 @@ func (g *Governor) Run(ctx context.Context) {
 	runtime.GOMAXPROCS(1)
 	tick := time.NewTicker(g.Every)
 	defer tick.Stop()
-	windowCPU, windowAt := g.CPU(), time.Now()
-	var recent [recentTicks]time.Duration // the last ticks' CPU readings
-	for i := range recent {
-		recent[i] = windowCPU
-	}
-	lastSlow, lastAll := g.Waits()
-	wasCrowded := false
+	w := g.newWatch(time.Now())
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			slow, all := g.Waits()
-			crowded := all > lastAll && float64(slow-lastSlow) > crowdedShare*float64(all-lastAll)
-			lastSlow, lastAll = slow, all
-			cpu := g.CPU()
-			// Light on average over the calm period, and over its last ticks
-			// too: an opening's first fifth of a second barely moves a mean.
-			lately := float64(cpu-recent[0]) / float64(recentTicks*g.Every)
-			copy(recent[:], recent[1:])
-			recent[recentTicks-1] = cpu
-			calm := false
-			if span := now.Sub(windowAt); span >= g.Calm {
-				calm = float64(cpu-windowCPU)/float64(span) < downBusy && lately < downBusy
-				windowCPU, windowAt = cpu, now
-			}
+			crowded, calm := w.observe(now)
 			procs := runtime.GOMAXPROCS(0)
-			if next := Processors(procs, g.Max, crowded && wasCrowded, calm && !crowded); next != procs {
+			if next := Processors(procs, g.Max, crowded, calm); next != procs {
 				runtime.GOMAXPROCS(next)
 				g.switches.Add(1)
-				windowCPU, windowAt = cpu, now
+				w.restart(now)
 			}
-			wasCrowded = crowded
 		}
 	}
 }
 
+// watch is what the governor has read so far: the waits and the CPU time
+// at the last tick, at the start of the calm period, and at each of the last
+// recentTicks ticks.
+type watch struct {
+	g                 *Governor
+	lastSlow, lastAll uint64
+	wasCrowded        bool
+	cpu               time.Duration
+	windowCPU         time.Duration
+	windowAt          time.Time
+	recent            [recentTicks]time.Duration
+}
+
+func (g *Governor) newWatch(now time.Time) *watch {
+	w := &watch{g: g, cpu: g.CPU()}
+	w.lastSlow, w.lastAll = g.Waits()
+	for i := range w.recent {
+		w.recent[i] = w.cpu
+	}
+	w.restart(now)
+	return w
+}
+
+// observe reads one tick: crowded is true when goroutines queued for a
+// processor in this tick and the one before; calm when the load was light
+// on average over the calm period just ended, over its last ticks (an
+// opening's first fifth of a second barely moves a mean), and in this tick
+// nothing queued.
+func (w *watch) observe(now time.Time) (crowded, calm bool) {
+	slow, all := w.g.Waits()
+	queuedNow := all > w.lastAll && float64(slow-w.lastSlow) > crowdedShare*float64(all-w.lastAll)
+	w.lastSlow, w.lastAll = slow, all
+	crowded, w.wasCrowded = queuedNow && w.wasCrowded, queuedNow
+	w.cpu = w.g.CPU()
+	lately := float64(w.cpu-w.recent[0]) / float64(recentTicks*w.g.Every)
+	copy(w.recent[:], w.recent[1:])
+	w.recent[recentTicks-1] = w.cpu
+	if span := now.Sub(w.windowAt); span >= w.g.Calm {
+		calm = float64(w.cpu-w.windowCPU)/float64(span) < downBusy && lately < downBusy && !queuedNow
+		w.restart(now)
+	}
+	return crowded, calm
+}
+
+// restart begins a new calm period at now.
+func (w *watch) restart(now time.Time) { w.windowCPU, w.windowAt = w.cpu, now }
+
 // Processors decides the next number of processors from the present one,
 // the most, whether goroutines queued for a processor over the last two
-// ticks, and whether the load was light: on average over the calm period
-// just ended, and in the last tick too.
+// ticks, and whether the load was light (see watch.observe).
 func Processors(procs, most int, crowded, calm bool) int {
 	switch {
 	case procs < most && crowded:

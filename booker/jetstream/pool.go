@@ -21,7 +21,7 @@ type Pool struct {
 	Worker   *Worker
 	Size     int
 	// BatchSize and BatchWait bound a batch: it is cut when it is full, or
-	// else BatchWait after the lane found it not full.
+	// else once its oldest command has waited BatchWait.
 	BatchSize int
 	BatchWait time.Duration
 	Log       *slog.Logger

@@ -65,6 +65,21 @@ func newEnv(t *testing.T, maxDeliver int) *env {
 	e.doctor(42, "Dr. Weber")
 	e.store = postgres.NewStore(db, berlin)
 	e.store.Now = func() time.Time { return testNow }
+	e.cons = setupStreams(t, js, ns)
+	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: testLogger(), Idle: 20 * time.Millisecond}
+	n := &notify.Notifier{DB: db, JS: js, Consumer: e.cons, Namespace: ns, Zone: berlin, MaxDeliver: maxDeliver,
+		RetryBase: 20 * time.Millisecond, Metrics: e.metrics, Log: testLogger(),
+		Mail: &notify.SMTP{Addr: e.mail.Addr, From: from}, Practice: practice,
+		Doctors: &notify.DoctorCache{DB: db},
+		SMS:     &notify.Webhook{URL: e.sms.URL, Token: smsToken}}
+	run(t, relay.Run)
+	run(t, n.Run)
+	return e
+}
+
+// setupStreams makes the EVENTS stream and the notifier's consumer on it.
+func setupStreams(t *testing.T, js jetstream.JetStream, ns shared.Namespace) jetstream.Consumer {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
 		t.Fatal(err)
@@ -73,16 +88,7 @@ func newEnv(t *testing.T, maxDeliver int) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.cons = cons
-	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: testLogger(), Idle: 20 * time.Millisecond}
-	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, MaxDeliver: maxDeliver,
-		RetryBase: 20 * time.Millisecond, Metrics: e.metrics, Log: testLogger(),
-		Mail: &notify.SMTP{Addr: e.mail.Addr, From: from}, Practice: practice,
-		Doctors: &notify.DoctorCache{DB: db},
-		SMS:     &notify.Webhook{URL: e.sms.URL, Token: smsToken}}
-	run(t, relay.Run)
-	run(t, n.Run)
-	return e
+	return cons
 }
 
 // run runs fn in the background until the test ends.

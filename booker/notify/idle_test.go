@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/booker/internal/testkit"
 	"termin/booker/notify"
-	"termin/booker/outbox"
 	"termin/migrations/pgtest"
 )
 
@@ -42,14 +41,7 @@ func TestIdleNotifierAsksTheDatabaseNothing(t *testing.T) {
 	}
 	t.Cleanup(db.Close)
 	_, js, ns := testkit.NATS(t)
-	ctx := context.Background()
-	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
-		t.Fatal(err)
-	}
-	cons, err := notify.Setup(ctx, js, ns, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cons := setupStreams(t, js, ns)
 	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, Log: testLogger(),
 		Metrics: notify.NewMetrics(prometheus.NewRegistry()), Doctors: &notify.DoctorCache{DB: db}}
 	run(t, n.Run)
