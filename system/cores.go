@@ -45,12 +45,23 @@ const (
 	// SlowWait is a wait for a processor that says the processors are too
 	// few: a booking's hops each take tens of microseconds.
 	SlowWait = time.Millisecond
-	// crowdedShare of the sampled waits over a tick being slow, two ticks
-	// running, makes the runtime get Max processors.
-	crowdedShare = 0.1
-	// downBusy cores busy on average over Calm give it one again. Two
-	// processors show more CPU than one for the same load (the spinning).
-	downBusy = 0.5
+	// crowdedShare of the sampled waits over a tick being slow, crowdedTicks
+	// running, makes the runtime get Max processors. A batch's decisions
+	// wake a few dozen goroutines at once, so one processor at 1,000
+	// clicks/s on a slow hour queued a tenth of them over 1 ms for two
+	// ticks every few seconds and flapped between one and two. A quarter,
+	// three ticks running, it did not reach there, and reached at once when
+	// 8,000 clicks/s opened.
+	crowdedShare = 0.25
+	crowdedTicks = 3
+	// downBusy cores busy on average over Calm give it one again: a load
+	// one processor carries with room to spare. Two processors show a fifth
+	// to a third more CPU than one for the same load (the spinning), so the
+	// 0.55–0.65 of a core that 1,000 clicks/s takes on two processors of a
+	// slow hour is a load one processor carried (decisions p99 56–72 ms);
+	// at 0.5 the governor stayed on two for the whole run and the service
+	// spent a quarter more per booking.
+	downBusy = 0.75
 	// recentTicks is how many of the last ticks must be light as well.
 	recentTicks = 10
 )
@@ -98,7 +109,7 @@ func (g *Governor) Run(ctx context.Context) {
 type watch struct {
 	g                 *Governor
 	lastSlow, lastAll uint64
-	wasCrowded        bool
+	queuedTicks       int
 	cpu               time.Duration
 	windowCPU         time.Duration
 	windowAt          time.Time
@@ -116,7 +127,7 @@ func (g *Governor) newWatch(now time.Time) *watch {
 }
 
 // observe reads one tick: crowded is true when goroutines queued for a
-// processor in this tick and the one before; calm when the load was light
+// processor in this tick and the crowdedTicks-1 before; calm when the load was light
 // on average over the calm period just ended, over its last ticks (an
 // opening's first fifth of a second barely moves a mean), and in this tick
 // nothing queued.
@@ -124,7 +135,11 @@ func (w *watch) observe(now time.Time) (crowded, calm bool) {
 	slow, all := w.g.Waits()
 	queuedNow := all > w.lastAll && float64(slow-w.lastSlow) > crowdedShare*float64(all-w.lastAll)
 	w.lastSlow, w.lastAll = slow, all
-	crowded, w.wasCrowded = queuedNow && w.wasCrowded, queuedNow
+	w.queuedTicks++
+	if !queuedNow {
+		w.queuedTicks = 0
+	}
+	crowded = w.queuedTicks >= crowdedTicks
 	w.cpu = w.g.CPU()
 	lately := float64(w.cpu-w.recent[0]) / float64(recentTicks*w.g.Every)
 	copy(w.recent[:], w.recent[1:])

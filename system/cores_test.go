@@ -93,3 +93,59 @@ func TestGovernorSwitchesWithTheLoad(t *testing.T) {
 		t.Errorf("%d switches counted, want at least 2", g.Switches())
 	}
 }
+
+// TestGovernorKeepsOneProcessorForALoadItCarries: a load of 0.6 of a core
+// whose batches now and then queue goroutines for two ticks is one that one
+// processor carries. The governor leaves two processors for it after the
+// calm period and does not flap back to two on those short queues.
+func TestGovernorKeepsOneProcessorForALoadItCarries(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+	var crowded atomic.Bool
+	var ticks, slow, all atomic.Uint64
+	var cpu atomic.Int64
+	last := time.Now()
+	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
+		CPU: func() time.Duration {
+			now := time.Now()
+			cpu.Add(int64(float64(now.Sub(last)) * 0.6))
+			last = now
+			return time.Duration(cpu.Load())
+		},
+		Waits: func() (uint64, uint64) {
+			n := ticks.Add(1)
+			all.Add(100)
+			if crowded.Load() || n%10 < 2 { // a batch's burst: two ticks in ten
+				slow.Add(50)
+			}
+			return slow.Load(), all.Load()
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() { defer close(done); g.Run(ctx) }()
+	crowded.Store(true)
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+		if got := runtime.GOMAXPROCS(0); got != 2 {
+			return fmt.Errorf("while crowded: %d processors, want 2", got)
+		}
+		return nil
+	})
+	crowded.Store(false)
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+		if got := runtime.GOMAXPROCS(0); got != 1 {
+			return fmt.Errorf("0.6 of a core with short queues: %d processors, want 1", got)
+		}
+		return nil
+	})
+	switched, from := g.Switches(), ticks.Load()
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+		if n := ticks.Load() - from; n < 60 {
+			return fmt.Errorf("%d ticks watched of 60", n)
+		}
+		return nil
+	})
+	if got := g.Switches() - switched; got != 0 || runtime.GOMAXPROCS(0) != 1 {
+		t.Errorf("over 60 ticks of the same load: %d more switches, %d processors; want none and 1", got, runtime.GOMAXPROCS(0))
+	}
+}
