@@ -98,6 +98,8 @@ type Room struct {
 	inflight int
 	starved  []*line
 	reads    singleflight.Group
+	// walkedAt is when Sweep last walked every ticket and line.
+	walkedAt time.Time
 }
 
 // Submitter is the room's way into the durable queue: it puts a command on

@@ -38,15 +38,28 @@ func (r *Room) Held() int {
 	return len(r.tickets)
 }
 
-// Sweep forgets tickets decided more than keep ago, tickets stuck undecided
-// for longer than stale (their decision is on record for a repeat), and lines
-// nothing depends on any more. It keeps memory bounded after a burst.
+// walkEvery is how often Sweep walks every ticket and line. After the
+// opening of 2,000 doctors' days the room holds 80,000 primed lines, and a
+// walk of them every five seconds, under the room's lock, was 1.75 % of the
+// bundle's CPU profile at 1,000 clicks/s; what it frees is at least keep
+// (minutes) old, so a walk every half minute keeps memory as bounded.
+const walkEvery = 30 * time.Second
+
+// Sweep forgets silent peers and the places they told of at every call, and
+// every walkEvery it forgets tickets decided more than keep ago, tickets
+// stuck undecided for longer than stale (their decision is on record for a
+// repeat), and lines nothing depends on any more. It keeps memory bounded
+// after a burst.
 func (r *Room) Sweep(keep, stale time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
 	r.forgetPeersLocked(now)
 	r.sweepRemoteLocked(now)
+	if now.Sub(r.walkedAt) < walkEvery {
+		return
+	}
+	r.walkedAt = now
 	for id, t := range r.tickets {
 		select {
 		case <-t.done:
