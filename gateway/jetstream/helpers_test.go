@@ -25,6 +25,9 @@ type bus struct {
 	js  natsjs.JetStream
 	kv  natsjs.KeyValue
 	cfg jetstream.Config
+	// decideAfter is how long decideAll's booker takes over each command:
+	// a line ahead of it.
+	decideAfter time.Duration
 }
 
 func newBus(t testing.TB) *bus {
@@ -102,6 +105,7 @@ func (b *bus) decideAll() <-chan shared.Command {
 			return
 		}
 		seen <- cmd
+		time.Sleep(b.decideAfter)
 		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3, RequestID: cmd.RequestID,
 			Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
 		data, _ := json.Marshal(d)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -36,7 +37,8 @@ type Config struct {
 	MaxWait time.Duration
 	// ConfirmAfter, when positive, sends commands without waiting for the
 	// stream's PubAck: the decision normally comes back first, and only a
-	// command still undecided after ConfirmAfter is published again with a
+	// command still undecided after ConfirmAfter (or, while the booker is
+	// behind, twice what decisions take now) is published again with a
 	// PubAck under the same Nats-Msg-Id, to learn whether the stream holds
 	// it. A PubAck per booking cost the gateway a request, a timer and a
 	// decode on every booking, to guard against a loss that is rare. Zero
@@ -63,6 +65,8 @@ type Queue struct {
 	sub     *nats.Subscription
 	mu      sync.Mutex
 	waiting map[string]chan shared.Decision
+	// lateness is what decisions take now, in nanoseconds (see learn).
+	lateness atomic.Int64
 }
 
 var _ gateway.Queue = (*Queue)(nil)

@@ -190,3 +190,31 @@ func TestSubmitWithoutAStreamClosesWithoutADecision(t *testing.T) {
 		t.Fatalf("decision %+v; want the channel closed without one", d)
 	}
 }
+
+// TestSubmitAsksNoPubAckOfACommandBehindALine: while the booker takes
+// 400 ms over every decision, a decision later than ConfirmAfter is the line
+// ahead of it, not a lost command. The first command, before the gateway has
+// seen any decision, is confirmed with a PubAck; the ones after it are not.
+func TestSubmitAsksNoPubAckOfACommandBehindALine(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.decideAfter = 400 * time.Millisecond
+	acks := b.pubAcks()
+	q := b.gateway()
+	b.decideAll()
+	for i, key := range []string{"a", "b", "c", "d"} {
+		ch, err := q.Submit(t.Context(), 42, shared.BookingMsgID(7, key), booking(1, 7, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+			t.Fatalf("command %s: decision %+v (ok %v), want the booking", key, d, ok)
+		}
+		if i == 0 && acks.Load() != 1 {
+			t.Fatalf("%d PubAcks for the first late command, want 1", acks.Load())
+		}
+	}
+	if n := acks.Load(); n != 1 {
+		t.Errorf("%d PubAcks for four commands 400 ms behind, want only the first's", n)
+	}
+}

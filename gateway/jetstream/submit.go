@@ -27,12 +27,13 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 		return nil, err
 	}
 	out := make(chan shared.Decision, 1)
+	sent := time.Now()
 	if q.cfg.ConfirmAfter > 0 {
 		if err := q.send(msg); err != nil {
 			forget()
 			return nil, err
 		}
-		go q.follow(out, ch, forget, msg, cmd)
+		go q.follow(out, ch, forget, msg, cmd, sent)
 		return out, nil
 	}
 	ack, err := q.publish(ctx, msg, cmd)
@@ -40,7 +41,7 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 		forget()
 		return nil, err
 	}
-	go q.await(out, ch, forget, cmd, ack.Duplicate)
+	go q.await(out, ch, forget, cmd, ack.Duplicate, sent)
 	return out, nil
 }
 
@@ -50,7 +51,7 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 // again after pauses doubling from firstRecordPoll, until the decision is
 // found one way or the other. A read that fails is tried again at the next
 // one; only MaxWait ends the wait.
-func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), cmd shared.Command, duplicate bool) {
+func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), cmd shared.Command, duplicate bool, sent time.Time) {
 	defer close(out)
 	defer forget()
 	deadline := time.NewTimer(q.cfg.MaxWait)
@@ -59,6 +60,7 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 	if !duplicate || !keyed {
 		select {
 		case d := <-ch:
+			q.learn(time.Since(sent))
 			out <- d
 		case <-deadline.C:
 		}
@@ -70,6 +72,7 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 	for {
 		select {
 		case d := <-ch:
+			q.learn(time.Since(sent))
 			out <- d
 			return
 		case <-poll.C:
@@ -102,16 +105,17 @@ const (
 )
 
 // follow waits for the decision of a command sent without a PubAck. Past
-// ConfirmAfter it publishes the command again with a PubAck: the stream
+// its confirmWait it publishes the command again with a PubAck: the stream
 // then answers that it holds it already (a duplicate: the command may be
 // another gateway's, so the key's record is read too), takes it now (the
 // first publish was lost), or refuses it, and a refusal closes out without
 // a decision. While the stream gives no answer at all, the command may be in
 // it, so its decision is still waited for.
-func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), msg *nats.Msg, cmd shared.Command) {
-	wait := q.cfg.ConfirmAfter
+func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), msg *nats.Msg, cmd shared.Command, sent time.Time) {
+	wait := q.confirmWait()
 	for attempt := 0; ; attempt++ {
 		if d, ok := decidedWithin(ch, wait); ok {
+			q.learn(time.Since(sent))
 			forget()
 			out <- d
 			close(out)
@@ -120,14 +124,14 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 		ack, err := q.publish(context.Background(), msg, cmd)
 		switch {
 		case err == nil:
-			q.await(out, ch, forget, cmd, ack.Duplicate)
+			q.await(out, ch, forget, cmd, ack.Duplicate, sent)
 			return
 		case !errors.Is(err, gateway.ErrUncertain):
 			forget() // refused: the stream does not hold the command
 			close(out)
 			return
 		case attempt+1 >= confirmAttempts:
-			q.await(out, ch, forget, cmd, false) // the stream may hold it: its decision may still come
+			q.await(out, ch, forget, cmd, false, sent) // the stream may hold it: its decision may still come
 			return
 		}
 		wait = confirmPause << attempt
