@@ -127,10 +127,10 @@ func (g *Governor) newWatch(now time.Time) *watch {
 }
 
 // observe reads one tick: crowded is true when goroutines queued for a
-// processor in this tick and the crowdedTicks-1 before; calm when the load was light
-// on average over the calm period just ended, over its last ticks (an
-// opening's first fifth of a second barely moves a mean), and in this tick
-// nothing queued.
+// processor in this tick and the crowdedTicks-1 before; calm when the load
+// was light on average over the calm period just ended, over its last ticks
+// (an opening's first fifth of a second barely moves a mean), and in this
+// tick nothing queued.
 func (w *watch) observe(now time.Time) (crowded, calm bool) {
 	slow, all := w.g.Waits()
 	queuedNow := all > w.lastAll && float64(slow-w.lastSlow) > crowdedShare*float64(all-w.lastAll)
