@@ -54,6 +54,14 @@ const (
 	// 8,000 clicks/s opened.
 	crowdedShare = 0.25
 	crowdedTicks = 3
+	// steadyShare of the sampled waits over the last recentTicks ticks
+	// being slow, of at least steadySamples, makes a crowd too. At 3,000
+	// clicks/s one processor queued 10–38 % of its waits tick after tick,
+	// rarely a quarter three ticks running, and the opening's first second
+	// went by on one processor (its clicks' p50 300 ms); at 1,000 clicks/s
+	// the slow waits come a tick or two at a time.
+	steadyShare   = 0.15
+	steadySamples = 100
 	// downBusy cores busy on average over Calm give it one again: a load
 	// one processor carries with room to spare. Two processors show a fifth
 	// to a third more CPU than one for the same load (the spinning), so the
@@ -110,6 +118,7 @@ type watch struct {
 	g                 *Governor
 	lastSlow, lastAll uint64
 	queuedTicks       int
+	recentWaits       [recentTicks][2]uint64 // slow and all at each of the last ticks
 	cpu               time.Duration
 	windowCPU         time.Duration
 	windowAt          time.Time
@@ -121,16 +130,17 @@ func (g *Governor) newWatch(now time.Time) *watch {
 	w.lastSlow, w.lastAll = g.Waits()
 	for i := range w.recent {
 		w.recent[i] = w.cpu
+		w.recentWaits[i] = [2]uint64{w.lastSlow, w.lastAll}
 	}
 	w.restart(now)
 	return w
 }
 
 // observe reads one tick: crowded is true when goroutines queued for a
-// processor in this tick and the crowdedTicks-1 before; calm when the load
-// was light on average over the calm period just ended, over its last ticks
-// (an opening's first fifth of a second barely moves a mean), and in this
-// tick nothing queued.
+// processor in this tick and the crowdedTicks-1 before, or steadily over the
+// last recentTicks; calm when the load was light on average over the calm
+// period just ended, over its last ticks (an opening's first fifth of a
+// second barely moves a mean), and in this tick nothing queued.
 func (w *watch) observe(now time.Time) (crowded, calm bool) {
 	slow, all := w.g.Waits()
 	queuedNow := all > w.lastAll && float64(slow-w.lastSlow) > crowdedShare*float64(all-w.lastAll)
@@ -139,7 +149,12 @@ func (w *watch) observe(now time.Time) (crowded, calm bool) {
 	if !queuedNow {
 		w.queuedTicks = 0
 	}
-	crowded = w.queuedTicks >= crowdedTicks
+	oldest := w.recentWaits[0]
+	copy(w.recentWaits[:], w.recentWaits[1:])
+	w.recentWaits[recentTicks-1] = [2]uint64{slow, all}
+	steadySlow, steadyAll := slow-oldest[0], all-oldest[1]
+	steady := steadyAll >= steadySamples && float64(steadySlow) >= steadyShare*float64(steadyAll)
+	crowded = w.queuedTicks >= crowdedTicks || steady
 	w.cpu = w.g.CPU()
 	lately := float64(w.cpu-w.recent[0]) / float64(recentTicks*w.g.Every)
 	copy(w.recent[:], w.recent[1:])

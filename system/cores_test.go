@@ -99,45 +99,17 @@ func TestGovernorSwitchesWithTheLoad(t *testing.T) {
 // processor carries. The governor leaves two processors for it after the
 // calm period and does not flap back to two on those short queues.
 func TestGovernorKeepsOneProcessorForALoadItCarries(t *testing.T) {
-	before := runtime.GOMAXPROCS(0)
-	t.Cleanup(func() { runtime.GOMAXPROCS(before) })
 	var crowded atomic.Bool
-	var ticks, slow, all atomic.Uint64
-	var cpu atomic.Int64
-	last := time.Now()
-	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
-		CPU: func() time.Duration {
-			now := time.Now()
-			cpu.Add(int64(float64(now.Sub(last)) * 0.6))
-			last = now
-			return time.Duration(cpu.Load())
-		},
-		Waits: func() (uint64, uint64) {
-			n := ticks.Add(1)
-			all.Add(100)
-			if crowded.Load() || n%10 < 2 { // a batch's burst: two ticks in ten
-				slow.Add(50)
-			}
-			return slow.Load(), all.Load()
-		}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { cancel(); <-done })
-	go func() { defer close(done); g.Run(ctx) }()
+	g, ticks := startGovernor(t, 0.6, func(n uint64) uint64 {
+		if crowded.Load() || n%10 < 2 { // a batch's burst: two ticks in ten
+			return 50
+		}
+		return 0
+	})
 	crowded.Store(true)
-	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
-		if got := runtime.GOMAXPROCS(0); got != 2 {
-			return fmt.Errorf("while crowded: %d processors, want 2", got)
-		}
-		return nil
-	})
+	wantProcessors(t, 2, "while crowded")
 	crowded.Store(false)
-	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
-		if got := runtime.GOMAXPROCS(0); got != 1 {
-			return fmt.Errorf("0.6 of a core with short queues: %d processors, want 1", got)
-		}
-		return nil
-	})
+	wantProcessors(t, 1, "0.6 of a core with short queues")
 	switched, from := g.Switches(), ticks.Load()
 	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
 		if n := ticks.Load() - from; n < 60 {
@@ -148,4 +120,60 @@ func TestGovernorKeepsOneProcessorForALoadItCarries(t *testing.T) {
 	if got := g.Switches() - switched; got != 0 || runtime.GOMAXPROCS(0) != 1 {
 		t.Errorf("over 60 ticks of the same load: %d more switches, %d processors; want none and 1", got, runtime.GOMAXPROCS(0))
 	}
+}
+
+// TestGovernorTakesBothProcessorsForASteadyQueue: one processor that queues
+// a fifth of its goroutines over 1 ms tick after tick, never a quarter, is
+// crowded (3,000 clicks/s on one processor looked so), and gets both.
+func TestGovernorTakesBothProcessorsForASteadyQueue(t *testing.T) {
+	var queueing atomic.Bool
+	startGovernor(t, 0.9, func(uint64) uint64 {
+		if queueing.Load() {
+			return 20
+		}
+		return 0
+	})
+	wantProcessors(t, 1, "at rest")
+	queueing.Store(true)
+	wantProcessors(t, 2, "a fifth of the waits slow in every tick")
+}
+
+// startGovernor runs a governor with Max 2 on a clock the test drives: the
+// process uses rate of a core, and each tick the runtime samples 100 waits,
+// slow(n) of them slow in the nth. It returns the governor and its tick count.
+func startGovernor(t *testing.T, rate float64, slow func(n uint64) uint64) (*system.Governor, *atomic.Uint64) {
+	t.Helper()
+	before := runtime.GOMAXPROCS(0)
+	var ticks, slowSum, all atomic.Uint64
+	var cpu atomic.Int64
+	last := time.Now()
+	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
+		CPU: func() time.Duration {
+			now := time.Now()
+			cpu.Add(int64(float64(now.Sub(last)) * rate))
+			last = now
+			return time.Duration(cpu.Load())
+		},
+		Waits: func() (uint64, uint64) {
+			n := ticks.Add(1)
+			all.Add(100)
+			slowSum.Add(slow(n))
+			return slowSum.Load(), all.Load()
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); g.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; runtime.GOMAXPROCS(before) })
+	return g, &ticks
+}
+
+// wantProcessors waits until the runtime has n processors.
+func wantProcessors(t *testing.T, n int, when string) {
+	t.Helper()
+	poll.For(t, 5*time.Second, 5*time.Millisecond, func() error {
+		if got := runtime.GOMAXPROCS(0); got != n {
+			return fmt.Errorf("%s: %d processors, want %d", when, got, n)
+		}
+		return nil
+	})
 }
