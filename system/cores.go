@@ -111,29 +111,36 @@ func (g *Governor) Run(ctx context.Context) {
 	}
 }
 
-// watch is what the governor has read so far: the waits and the CPU time
-// at the last tick, at the start of the calm period, and at each of the last
-// recentTicks ticks.
+// watch is what the governor has read at each of the last recentTicks
+// ticks, and the CPU time at the start of the calm period.
 type watch struct {
-	g                 *Governor
-	lastSlow, lastAll uint64
-	queuedTicks       int
-	recentWaits       [recentTicks][2]uint64 // slow and all at each of the last ticks
-	cpu               time.Duration
-	windowCPU         time.Duration
-	windowAt          time.Time
-	recent            [recentTicks]time.Duration
+	g           *Governor
+	recent      [recentTicks]reading // oldest first
+	queuedTicks int
+	windowCPU   time.Duration
+	windowAt    time.Time
+}
+
+// reading is one tick's look at the process: its CPU time so far, and the
+// runtime's sampled waits for a processor so far, slow ones and all.
+type reading struct {
+	cpu       time.Duration
+	slow, all uint64
 }
 
 func (g *Governor) newWatch(now time.Time) *watch {
-	w := &watch{g: g, cpu: g.CPU()}
-	w.lastSlow, w.lastAll = g.Waits()
+	w := &watch{g: g}
+	first := g.read()
 	for i := range w.recent {
-		w.recent[i] = w.cpu
-		w.recentWaits[i] = [2]uint64{w.lastSlow, w.lastAll}
+		w.recent[i] = first
 	}
 	w.restart(now)
 	return w
+}
+
+func (g *Governor) read() reading {
+	slow, all := g.Waits()
+	return reading{cpu: g.CPU(), slow: slow, all: all}
 }
 
 // observe reads one tick: crowded is true when goroutines queued for a
@@ -142,36 +149,42 @@ func (g *Governor) newWatch(now time.Time) *watch {
 // period just ended, over its last ticks (an opening's first fifth of a
 // second barely moves a mean), and in this tick nothing queued.
 func (w *watch) observe(now time.Time) (crowded, calm bool) {
-	slow, all := w.g.Waits()
-	queuedNow := all > w.lastAll && float64(slow-w.lastSlow) > crowdedShare*float64(all-w.lastAll)
-	w.lastSlow, w.lastAll = slow, all
+	cur, prev, oldest := w.g.read(), w.recent[recentTicks-1], w.recent[0]
+	copy(w.recent[:], w.recent[1:])
+	w.recent[recentTicks-1] = cur
+	queuedNow := slowShare(prev, cur, 1) > crowdedShare
 	w.queuedTicks++
 	if !queuedNow {
 		w.queuedTicks = 0
 	}
-	oldest := w.recentWaits[0]
-	copy(w.recentWaits[:], w.recentWaits[1:])
-	w.recentWaits[recentTicks-1] = [2]uint64{slow, all}
-	steadySlow, steadyAll := slow-oldest[0], all-oldest[1]
-	steady := steadyAll >= steadySamples && float64(steadySlow) >= steadyShare*float64(steadyAll)
+	steady := slowShare(oldest, cur, steadySamples) >= steadyShare
 	crowded = w.queuedTicks >= crowdedTicks || steady
-	w.cpu = w.g.CPU()
-	lately := float64(w.cpu-w.recent[0]) / float64(recentTicks*w.g.Every)
-	copy(w.recent[:], w.recent[1:])
-	w.recent[recentTicks-1] = w.cpu
+	lately := float64(cur.cpu-oldest.cpu) / float64(recentTicks*w.g.Every)
 	if span := now.Sub(w.windowAt); span >= w.g.Calm {
-		calm = float64(w.cpu-w.windowCPU)/float64(span) < downBusy && lately < downBusy && !queuedNow
+		calm = float64(cur.cpu-w.windowCPU)/float64(span) < downBusy && lately < downBusy && !queuedNow
 		w.restart(now)
 	}
 	return crowded, calm
 }
 
+// slowShare is the share of the waits sampled between two readings that
+// were slow, or 0 when fewer than least were sampled.
+func slowShare(from, to reading, least uint64) float64 {
+	n := to.all - from.all
+	if n == 0 || n < least {
+		return 0
+	}
+	return float64(to.slow-from.slow) / float64(n)
+}
+
 // restart begins a new calm period at now.
-func (w *watch) restart(now time.Time) { w.windowCPU, w.windowAt = w.cpu, now }
+func (w *watch) restart(now time.Time) {
+	w.windowCPU, w.windowAt = w.recent[recentTicks-1].cpu, now
+}
 
 // Processors decides the next number of processors from the present one,
-// the most, whether goroutines queued for a processor over the last two
-// ticks, and whether the load was light (see watch.observe).
+// the most, whether goroutines crowd for a processor, and whether the load
+// was light (see watch.observe).
 func Processors(procs, most int, crowded, calm bool) int {
 	switch {
 	case procs < most && crowded:
