@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nats-io/nats.go"
 	"log/slog"
 	"net/url"
 	"path/filepath"
@@ -83,6 +84,11 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	cfg.Booker.DatabaseURL, cfg.Booker.NATSURL, cfg.Booker.Logger = s.DatabaseURL, s.NATSUserURL(BookerUser), cfg.Logger
+	if s.nats != nil {
+		inProcess := nats.InProcessServer(s.nats)
+		cfg.Booker.NATSOptions = append(cfg.Booker.NATSOptions, inProcess)
+		cfg.Gateway.NATSOptions = append(cfg.Gateway.NATSOptions, inProcess)
+	}
 	if s.Booker, err = bookerapp.Start(ctx, cfg.Booker); err != nil {
 		return fmt.Errorf("booker: %w", err)
 	}

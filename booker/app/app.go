@@ -65,8 +65,9 @@ func (a *App) start(ctx context.Context) (err error) {
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte (5 % of the
 	// process per booking). A get answers at most maxMultiGet messages.
-	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("booker"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen))
+	opts := append([]nats.Option{nats.Name("booker"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, a.cfg.NATSOptions...)
+	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}

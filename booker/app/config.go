@@ -6,6 +6,7 @@ package app
 import (
 	"flag"
 	"fmt"
+	"github.com/nats-io/nats.go"
 	"log/slog"
 	"termin/shared/envconf"
 	"time"
@@ -20,6 +21,10 @@ import (
 type Config struct {
 	DatabaseURL string
 	NATSURL     string
+	// NATSOptions are added to the connection's options: a bundle that
+	// embeds its nats-server connects in-process (nats.InProcessServer),
+	// sparing each message two system calls and a loopback hop.
+	NATSOptions []nats.Option
 	// Addr serves /metrics, /healthz and /readyz; port 0 picks a free one.
 	Addr string
 	// Zone is the clinic's time zone, in which calendar dates are read.

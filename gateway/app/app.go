@@ -61,8 +61,9 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	reads := postgres.NewReader(a.db, a.cfg.Zone, time.Now)
-	a.nc, err = nats.Connect(a.cfg.NATSURL, nats.Name("gateway"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond))
+	opts := append([]nats.Option{nats.Name("gateway"), nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond)}, a.cfg.NATSOptions...)
+	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"github.com/nats-io/nats.go"
 	"log/slog"
 	"os"
 	"time"
@@ -24,6 +25,10 @@ type Config struct {
 	Addr        string
 	DatabaseURL string
 	NATSURL     string
+	// NATSOptions are added to the connection's options: a bundle that
+	// embeds its nats-server connects in-process (nats.InProcessServer),
+	// sparing each message two system calls and a loopback hop.
+	NATSOptions []nats.Option
 	Zone        *time.Location
 	// Auth is how bearer tokens are checked: the HS256 secret (at least 32
 	// bytes; the gateway refuses to start without one unless Auth.Disabled),
