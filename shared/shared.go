@@ -186,6 +186,26 @@ type Decision struct {
 // NATS reply subject of a JetStream publish is taken by the PubAck.
 const ReplyHeader = "Termin-Reply-To"
 
+// RepliesHeader, set to RepliesBatched on a command, says that its gateway
+// also takes its decision inside a batch: one message on the inbox's
+// RepliesToken subject (the reply subject's last token replaced) carrying
+// the decisions of every command of a booker's batch that waits at that
+// gateway, as a JSON array of Reply. One message per batch instead of one
+// per command spares the bus and both ends a message per booking. A command
+// without the header (a gateway that predates it) is answered on its own.
+const (
+	RepliesHeader  = "Termin-Replies"
+	RepliesBatched = "batched"
+	RepliesToken   = "replies"
+)
+
+// Reply is one decision in a batch of replies: Token is the last token of
+// the command's reply subject.
+type Reply struct {
+	Token    string   `json:"token"`
+	Decision Decision `json:"decision"`
+}
+
 // Subject is the per-doctor subject a command is published on.
 func Subject(prefix string, doctorID int64) string {
 	return prefix + "." + strconv.FormatInt(doctorID, 10)

@@ -107,3 +107,13 @@ func (w *Worker) RecordBatch(ctx context.Context, cmds []shared.Command, ds []sh
 	}
 	return out, errs
 }
+
+// Handle decides msgs as one batch, as a lane hands them over, and waits
+// until each is answered and acknowledged.
+func (w *Worker) Handle(ctx context.Context, msgs []jetstream.Msg) {
+	entries := make([]*entry, len(msgs))
+	for i, m := range msgs {
+		entries[i] = w.parse(m)
+	}
+	w.HandleBatch(ctx, entries).wait()
+}

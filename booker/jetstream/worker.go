@@ -174,18 +174,27 @@ func decodeCommand(data []byte, reply string) (shared.Command, error) {
 // be answered: its appointment row, committed with the key, already is one,
 // and a repeat finds it there, so its patient does not wait for the
 // record's round trip. A refusal is answered only once it is on record, as
-// nothing else keeps it. Replies and acks are buffered publishes; only a
-// parked command waits for its dead-letter stream.
+// nothing else keeps it. Replies go out per gateway, a message for all of
+// a gateway's commands at each step (replies); they and the acks are
+// buffered publishes; only a parked command waits for its dead-letter
+// stream.
 func (w *Worker) conclude(ctx context.Context, entries []*entry) {
+	out := replies{w: w}
 	for _, e := range entries {
 		if bookedNow(e) {
 			e.encoded, _ = json.Marshal(e.decision)
-			w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
-			e.replied = true
+			out.add(e)
 		}
 	}
+	out.send()
 	w.recordAll(ctx, entries)
 	var parked []*entry
+	for _, e := range entries {
+		if action, _ := w.dispose(e); action == ack && !e.replied {
+			out.add(e)
+		}
+	}
+	out.send()
 	for _, e := range entries {
 		if action, _ := w.dispose(e); action == dead {
 			parked = append(parked, e)
@@ -218,10 +227,7 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:
-		if !e.replied {
-			w.reply(e.msg.Headers().Get(shared.ReplyHeader), e)
-		}
-		// A plain ack, not a confirmed one: an ack that gets lost only brings
+		// Replied to already (conclude). A plain ack, not a confirmed one: an ack that gets lost only brings
 		// the command back after AckWait, and it is answered from its record.
 		if err := e.msg.Ack(); err != nil {
 			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err,

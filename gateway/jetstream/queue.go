@@ -95,12 +95,34 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 func (q *Queue) Close() error { return q.sub.Unsubscribe() }
 
 func (q *Queue) deliver(m *nats.Msg) {
+	token := m.Subject[len(q.inbox)+1:]
+	if token == shared.RepliesToken {
+		q.deliverBatch(m.Data)
+		return
+	}
 	var d shared.Decision
 	if err := json.Unmarshal(m.Data, &d); err != nil {
 		q.log.Warn("undecodable reply", "err", err)
 		return
 	}
-	token := m.Subject[len(q.inbox)+1:]
+	q.hand(token, d)
+}
+
+// deliverBatch hands each decision of a batch of replies to its waiter;
+// a token nobody waits for (answered already, or forged) is dropped.
+func (q *Queue) deliverBatch(data []byte) {
+	var replies []shared.Reply
+	if err := json.Unmarshal(data, &replies); err != nil {
+		q.log.Warn("undecodable batch of replies", "err", err)
+		return
+	}
+	for _, r := range replies {
+		q.hand(r.Token, r.Decision)
+	}
+}
+
+// hand gives d to the request waiting on token, if one still does.
+func (q *Queue) hand(token string, d shared.Decision) {
 	q.mu.Lock()
 	ch := q.waiting[token]
 	q.mu.Unlock()
@@ -138,6 +160,7 @@ func (q *Queue) message(doctorID int64, msgID, reply string, cmd shared.Command)
 	msg.Data = data
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)
+	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
 	return msg, nil
 }
 
