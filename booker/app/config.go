@@ -6,11 +6,11 @@ package app
 import (
 	"flag"
 	"fmt"
-	"github.com/nats-io/nats.go"
 	"log/slog"
 	"termin/shared/envconf"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/postgres"

@@ -188,18 +188,20 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 	}
 	out.send()
 	w.recordAll(ctx, entries)
-	var parked []*entry
+	var parked, rest []*entry
 	for _, e := range entries {
-		if action, _ := w.dispose(e); action == ack && !e.replied {
-			out.add(e)
-		}
-	}
-	out.send()
-	for _, e := range entries {
-		if action, _ := w.dispose(e); action == dead {
+		action, _ := w.dispose(e)
+		if action == dead {
 			parked = append(parked, e)
 			continue
 		}
+		if action == ack && !e.replied {
+			out.add(e)
+		}
+		rest = append(rest, e)
+	}
+	out.send()
+	for _, e := range rest {
 		w.finish(ctx, e)
 	}
 	var wg sync.WaitGroup
@@ -227,8 +229,9 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:
-		// Replied to already (conclude). A plain ack, not a confirmed one: an ack that gets lost only brings
-		// the command back after AckWait, and it is answered from its record.
+		// Replied to already (conclude). A plain ack, not a confirmed one:
+		// an ack that gets lost only brings the command back after AckWait,
+		// and it is answered from its record.
 		if err := e.msg.Ack(); err != nil {
 			w.Log.Warn("ack failed; the message will be redelivered and answered from its record", "err", err,
 				"request_id", e.cmd.TraceID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)

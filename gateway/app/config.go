@@ -9,11 +9,11 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"github.com/nats-io/nats.go"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/shared"
