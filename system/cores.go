@@ -171,7 +171,7 @@ func (w *watch) observe(now time.Time) (crowded, calm bool) {
 // were slow, or 0 when fewer than least were sampled.
 func slowShare(from, to reading, least uint64) float64 {
 	n := to.all - from.all
-	if n == 0 || n < least {
+	if n < max(least, 1) {
 		return 0
 	}
 	return float64(to.slow-from.slow) / float64(n)

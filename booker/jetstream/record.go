@@ -128,10 +128,9 @@ const recordWait = 10 * time.Second
 // fails is done again the careful way, by record.
 func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 	type sent struct {
-		e    *entry
-		key  string
-		data []byte
-		f    jetstream.PubAckFuture
+		e   *entry
+		key string
+		f   jetstream.PubAckFuture
 	}
 	var waits []sent
 	for _, e := range entries {
@@ -139,10 +138,7 @@ func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 		if !ok {
 			continue
 		}
-		data, err := e.encoded, error(nil)
-		if data == nil {
-			data, err = json.Marshal(e.decision)
-		}
+		data, err := e.encode()
 		var f jetstream.PubAckFuture
 		if err == nil {
 			f, err = w.JS.PublishMsgAsync(&nats.Msg{Subject: w.decisionSubject(key), Data: data},
@@ -152,14 +148,13 @@ func (w *Worker) recordAll(ctx context.Context, entries []*entry) {
 			w.recordAgain(ctx, e, key)
 			continue
 		}
-		waits = append(waits, sent{e, key, data, f})
+		waits = append(waits, sent{e, key, f})
 	}
 	wctx, cancel := context.WithTimeout(ctx, recordWait)
 	defer cancel()
 	for _, s := range waits {
 		select {
 		case <-s.f.Ok():
-			s.e.encoded = s.data
 		case <-s.f.Err():
 			w.recordAgain(ctx, s.e, s.key)
 		case <-wctx.Done():

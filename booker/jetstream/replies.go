@@ -41,8 +41,10 @@ func (r *replies) add(e *entry) {
 		r.w.reply(subject, e)
 		return
 	}
-	if e.encoded == nil {
-		e.encoded, _ = json.Marshal(e.decision)
+	data, err := e.encode()
+	if err != nil {
+		r.w.Log.Warn("reply not sent; the gateway answers the repeat from the record", "err", err)
+		return
 	}
 	if r.byInbox == nil {
 		r.byInbox = make(map[string][]batchedReply)
@@ -50,7 +52,7 @@ func (r *replies) add(e *entry) {
 	if _, seen := r.byInbox[inbox]; !seen {
 		r.inboxes = append(r.inboxes, inbox)
 	}
-	r.byInbox[inbox] = append(r.byInbox[inbox], batchedReply{Token: token, Decision: e.encoded, entry: e})
+	r.byInbox[inbox] = append(r.byInbox[inbox], batchedReply{Token: token, Decision: data, entry: e})
 }
 
 // send publishes what add gathered: one message per inbox, or the plain

@@ -55,7 +55,8 @@ type entry struct {
 	decision  shared.Decision
 	outcome   booker.Outcome
 	decided   bool // answered before the database: from the record
-	// encoded is decision as recorded, which the reply sends as it is.
+	// encoded is decision as recorded, which the reply sends as it is
+	// (encode).
 	encoded []byte
 	// replied is set once the reply is sent, before the record for a new
 	// booking (see conclude).
@@ -124,6 +125,19 @@ func (p *pending) overlaps(batch []*entry) bool {
 
 func (e *entry) key() string { return commandKey(e.cmd) }
 
+// encode is e's decision as its reply and its record carry it, encoded
+// once for both.
+func (e *entry) encode() ([]byte, error) {
+	if e.encoded == nil {
+		data, err := json.Marshal(e.decision)
+		if err != nil {
+			return nil, err
+		}
+		e.encoded = data
+	}
+	return e.encoded, nil
+}
+
 func commandKey(cmd shared.Command) string {
 	if key, ok := recordKey(cmd); ok {
 		return key
@@ -182,7 +196,6 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 	out := replies{w: w}
 	for _, e := range entries {
 		if bookedNow(e) {
-			e.encoded, _ = json.Marshal(e.decision)
 			out.add(e)
 		}
 	}
@@ -254,11 +267,11 @@ func (w *Worker) reply(subject string, e *entry) {
 	if subject == "" {
 		return
 	}
-	data := e.encoded
-	if data == nil {
-		data, _ = json.Marshal(e.decision)
+	data, err := e.encode()
+	if err == nil {
+		err = w.Conn.Publish(subject, data)
 	}
-	if err := w.Conn.Publish(subject, data); err != nil {
+	if err != nil {
 		w.Log.Warn("reply not sent; the gateway answers the repeat from the record", "err", err)
 	}
 }
