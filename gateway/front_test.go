@@ -78,3 +78,30 @@ func TestRepeatOfAWaitingTicketReadsNoRecord(t *testing.T) {
 		t.Errorf("%d reads of the record for repeats of a waiting ticket, want none", n)
 	}
 }
+
+// unreadableQueue decides every command at once, as instantQueue, but
+// cannot read its record: the bus too busy to answer within its timeout.
+type unreadableQueue struct{ instantQueue }
+
+func (unreadableQueue) Recorded(context.Context, int64, string) (shared.Decision, bool, error) {
+	return shared.Decision{}, false, gateway.ErrUnavailable
+}
+
+// TestRepeatWhoseRecordCannotBeReadJoinsTheLine: a repeat of a key the room
+// no longer holds, whose record cannot be read, is not refused 503: it joins
+// the line, and its command's decision answers it.
+func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
+	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	q := unreadableQueue{}
+	front := &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: time.Second,
+		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
+		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+	if _, err := front.RequestBooking(t.Context(), request(slot, 5)); err != nil {
+		t.Fatalf("first request: %v", err)
+	}
+	front.Room = gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()) // the ticket forgotten
+	res, err := front.RequestBooking(t.Context(), request(slot, 5))
+	if err != nil || res.Queued || res.Appointment.ID != 9 {
+		t.Fatalf("repeat: %+v, %v; want its command's decision, appointment 9", res, err)
+	}
+}
