@@ -33,9 +33,7 @@ func (instantQueue) Ready() error { return nil }
 func TestRepeatOfADecidedTicketIsAReplay(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := instantQueue{}
-	front := &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: time.Second,
-		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
-		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+	front := newFront(q, slot, time.Second)
 	for i, wantReplay := range []bool{false, true, true} {
 		res, err := front.RequestBooking(t.Context(), request(slot, 5))
 		if err != nil || res.Queued || res.Appointment.ID != 9 || res.Replay != wantReplay {
@@ -65,9 +63,7 @@ func (*stalledQueue) Ready() error { return nil }
 func TestRepeatOfAWaitingTicketReadsNoRecord(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := &stalledQueue{}
-	front := &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: 20 * time.Millisecond,
-		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
-		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+	front := newFront(q, slot, 20*time.Millisecond)
 	for i := range 3 {
 		res, err := front.RequestBooking(t.Context(), request(slot, 5))
 		if err != nil || !res.Queued {
@@ -93,15 +89,21 @@ func (unreadableQueue) Recorded(context.Context, int64, string) (shared.Decision
 func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := unreadableQueue{}
-	front := &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: time.Second,
-		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
-		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+	front := newFront(q, slot, time.Second)
 	if _, err := front.RequestBooking(t.Context(), request(slot, 5)); err != nil {
 		t.Fatalf("first request: %v", err)
 	}
-	front.Room = gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()) // the ticket forgotten
+	front.Room = newFront(q, slot, time.Second).Room // the ticket forgotten
 	res, err := front.RequestBooking(t.Context(), request(slot, 5))
 	if err != nil || res.Queued || res.Appointment.ID != 9 {
 		t.Fatalf("repeat: %+v, %v; want its command's decision, appointment 9", res, err)
 	}
+}
+
+// newFront is a front for the one slot over q, with a room of the default
+// configuration and a limiter of five requests in ten seconds.
+func newFront(q gateway.Queue, slot gateway.Slot, budget time.Duration) *gateway.Front {
+	return &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: budget,
+		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
+		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
 }
