@@ -88,6 +88,12 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs only: it takes no part in the decision or the fingerprint.
 	TraceID string
+	// ReplyToken, when set, is kept in the appointment row a booking makes
+	// (appointment.reply_token): the row is then the booking's only record,
+	// which gateways read for repeats and duplicates, and the token tells a
+	// gateway whether the command decided was its own. Set only for a plain
+	// one-slot booking; it takes no part in the decision or the fingerprint.
+	ReplyToken string
 }
 
 // Fingerprint identifies the request body stored with a key, so that the same

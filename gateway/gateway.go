@@ -212,3 +212,21 @@ type Reads interface {
 type DoctorWriter interface {
 	PutDoctor(ctx context.Context, d shared.Doctor) (shared.Doctor, error)
 }
+
+// KeyBookings finds the booking a patient's key made where its appointment
+// row is its only record: the booker puts a plain one-slot booking in no
+// decisions bucket, and keeps in its row the reply token of the command
+// that made it. Repeats, duplicates and the fair line's places read it
+// when the bucket has no decision for the key.
+type KeyBookings interface {
+	// KeyBooking reads the key's row if it is such a booking's.
+	KeyBooking(ctx context.Context, patientID int64, key string) (KeyBooking, bool, error)
+}
+
+// KeyBooking is a plain booking as its row keeps it.
+type KeyBooking struct {
+	Appointment Appointment
+	// ReplyToken is the reply token of the command that made the booking,
+	// by which a gateway tells its own command's decision from a replay.
+	ReplyToken string
+}

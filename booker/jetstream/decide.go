@@ -69,7 +69,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 		switch e.cmd.Kind {
 		case shared.KindBook:
 			ops[i].Book = &booker.BookRequest{SlotID: e.cmd.SlotID, SlotIDs: e.cmd.SlotIDs, PatientID: e.cmd.PatientID,
-				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes}
+				IdempotencyKey: e.cmd.IdempotencyKey, Hold: e.cmd.Hold, Minutes: e.cmd.Minutes, ReplyToken: rowToken(e.cmd)}
 		case shared.KindReschedule:
 			ops[i].Reschedule = &booker.RescheduleRequest{AppointmentID: e.cmd.AppointmentID, SlotID: e.cmd.SlotID,
 				PatientID: e.cmd.PatientID, IdempotencyKey: e.cmd.IdempotencyKey}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ type fakeDecider struct {
 	failFirst int
 	calls     int
 	bySlot    map[int64][]int64 // slot → patients, in the order decided
+	byKey     map[string]string // key → the reply token its booking carried
 }
 
 var errDatabaseDown = errors.New("database down for a moment")
@@ -40,12 +42,13 @@ func (f *fakeDecider) Decide(_ context.Context, ops []booker.Op) ([]booker.Outco
 		return nil, errDatabaseDown
 	}
 	if f.bySlot == nil {
-		f.bySlot = map[int64][]int64{}
+		f.bySlot, f.byKey = map[int64][]int64{}, map[string]string{}
 	}
 	out := make([]booker.Outcome, len(ops))
 	for i, op := range ops {
 		r := op.Book
 		f.bySlot[r.SlotID] = append(f.bySlot[r.SlotID], r.PatientID)
+		f.byKey[r.IdempotencyKey] = r.ReplyToken
 		out[i].Booking = booker.Booking{Appointment: booker.Appointment{ID: r.SlotID*1000 + r.PatientID,
 			SlotID: r.SlotID, PatientID: r.PatientID, Status: booker.StatusBooked, CreatedAt: time.Now()}, Left: 100}
 	}
@@ -56,6 +59,13 @@ func (f *fakeDecider) seen(slot int64) []int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]int64(nil), f.bySlot[slot]...)
+}
+
+// tokens is the reply token each key's booking carried to the database.
+func (f *fakeDecider) tokens() map[string]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.byKey)
 }
 
 func (f *fakeDecider) decided() int {

@@ -23,7 +23,8 @@ var errMalformed = errors.New("malformed command")
 // records each decision, replies to the waiting gateway and acknowledges the
 // message — in that order, so that an acknowledged message always has its
 // decision on record. A new booking is replied to first: its appointment
-// row is on record already.
+// row is on record already, and for a plain booking it is the only record
+// (see rowToken).
 type Worker struct {
 	Service   booker.BatchService
 	Decisions jetstream.KeyValue
@@ -232,10 +233,28 @@ func bookedNow(e *entry) bool {
 }
 
 // needsRecord is whether e's decision still has to be put on record: a
-// booking's or a reschedule's, decided now, not a refusal of a reused key.
+// booking's or a reschedule's, decided now, not a refusal of a reused key,
+// nor a plain booking made now, whose appointment row is its record.
 func needsRecord(e *entry) (string, bool) {
 	key, ok := recordKey(e.cmd)
-	return key, ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused
+	return key, ok && e.err == nil && !e.decided && e.decision.Code != shared.CodeIdempotencyKeyReused &&
+		!(bookedNow(e) && rowToken(e.cmd) != "")
+}
+
+// rowToken is the reply token a booking's appointment row keeps, set for a
+// plain one-slot booking only. Such a booking gets no record in the
+// decisions bucket: its row, committed with its patient, key and token,
+// answers a repeat in any gateway (which reads rows with a token) and a
+// redelivery here (the batch reads the keys it is given). A stream write and
+// two messages per booking less, the largest share of what a booking cost
+// the bus. Holds, longer visits and alternatives keep their record: the
+// gateway checks a repeat's body against the record's, and a plain row's
+// body is its slot alone.
+func rowToken(cmd shared.Command) string {
+	if cmd.Kind != shared.KindBook || cmd.Hold || cmd.Minutes != 0 || len(cmd.SlotIDs) > 0 {
+		return ""
+	}
+	return cmd.RequestID
 }
 
 func (w *Worker) finish(ctx context.Context, e *entry) {

@@ -159,8 +159,9 @@ func TestPoolAnswersRepeatsFromTheRecord(t *testing.T) {
 // decision from another gateway's (a replay).
 func TestRecordNamesTheCommandDecided(t *testing.T) {
 	q := newQueue(t, &fakeDecider{})
-	q.publish(42, shared.BookingMsgID(7, "k"), mustJSON(t, shared.Command{V: shared.Version, Kind: shared.KindBook,
-		SlotID: 1, PatientID: 7, IdempotencyKey: "k", RequestID: "token-1"}))
+	// A hold: a plain booking's record is its appointment row (below).
+	q.publish(42, shared.BookingMsgID(7, "k"), mustJSON(t, shared.Command{V: shared.VersionHolds, Kind: shared.KindBook,
+		SlotID: 1, PatientID: 7, IdempotencyKey: "k", RequestID: "token-1", Hold: true}))
 	q.run()
 	if d := q.reply(); d.RequestID != "token-1" {
 		t.Errorf("reply %+v, want it to name the command's token", d)
@@ -196,5 +197,46 @@ func TestNewBookingIsAnsweredBeforeItsRecord(t *testing.T) {
 	}
 	if err := testkit.Settled(q.cons); err == nil {
 		t.Error("the command was acknowledged without its decision on record")
+	}
+}
+
+// TestPlainBookingIsRecordedByItsRowAlone: a plain one-slot booking goes to
+// the database with its command's reply token, which its appointment row
+// keeps, and gets no record in the decisions bucket: it is answered and
+// acknowledged without one. A hold, and a command without a token, are
+// recorded as before.
+func TestPlainBookingIsRecordedByItsRowAlone(t *testing.T) {
+	svc := &fakeDecider{}
+	q := newQueue(t, svc)
+	cmds := []shared.Command{
+		{V: shared.Version, Kind: shared.KindBook, SlotID: 1, PatientID: 7, IdempotencyKey: "plain", RequestID: "t-plain"},
+		{V: shared.VersionHolds, Kind: shared.KindBook, SlotID: 2, PatientID: 7, IdempotencyKey: "hold", RequestID: "t-hold", Hold: true},
+		{V: shared.Version, Kind: shared.KindBook, SlotID: 3, PatientID: 7, IdempotencyKey: "untokened"},
+	}
+	for _, c := range cmds {
+		q.publish(42, shared.BookingMsgID(c.PatientID, c.IdempotencyKey), mustJSON(t, c))
+	}
+	q.run()
+	for range cmds {
+		if d := q.reply(); d.Code != shared.Booked || d.Replay {
+			t.Errorf("reply %+v, want a new booking", d)
+		}
+	}
+	q.settled()
+	if got := svc.tokens(); got["plain"] != "t-plain" || got["hold"] != "" || got["untokened"] != "" {
+		t.Errorf("reply tokens sent to the database %v; want t-plain for the plain booking alone", got)
+	}
+	keys := []string{shared.DecisionKey(7, "plain"), shared.DecisionKey(7, "hold"), shared.DecisionKey(7, "untokened")}
+	found, err := q.worker.RecordedMany(t.Context(), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := found[keys[0]]; ok {
+		t.Error("the plain booking is in the decisions bucket; its row is its record")
+	}
+	for _, k := range keys[1:] {
+		if d, ok := found[k]; !ok || d.Code != shared.Booked {
+			t.Errorf("on record for %s: %+v (found %v); want the booking", k, d, ok)
+		}
 	}
 }

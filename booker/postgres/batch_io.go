@@ -71,10 +71,10 @@ const reserveSQL = `
         FROM unnest($1::bigint[], $2::int[]) AS g(id, n)
         WHERE t.id = ANY($1) AND t.id = g.id AND t.booked_count + g.n <= t.capacity`
 
-// read learns, in one round trip, the keys decided before, and locks every
-// slot the batch touches (bookings' and cancellations' alike) in id order, so
-// that concurrent batches queue for the same rows in the same order and
-// cannot deadlock; then it reads who holds places in them.
+// read locks, in one round trip, every slot the batch touches (bookings'
+// and cancellations' alike) in id order, so that concurrent batches queue
+// for the same rows in the same order and cannot deadlock; then it learns
+// the keys decided before and who holds places in the slots.
 func (b *batch) read(ctx context.Context) error {
 	var patients, slots, holders, appts, spanFirst []int64
 	var keys []string
@@ -109,7 +109,6 @@ func (b *batch) read(ctx context.Context) error {
 		holdPatients = append(slices.Clip(holders), moves.patients...)
 	}
 	q := &pgx.Batch{}
-	q.Queue(knownKeysSQL, patients, keys)
 	switch {
 	case len(appts) == 0 && len(spanFirst) == 0:
 		q.Queue(lockOwnSlotsSQL, holdSlots, b.now)
@@ -118,6 +117,12 @@ func (b *batch) read(ctx context.Context) error {
 	default:
 		q.Queue(lockSlotsSQL+spanSlotsSQL+`)) ORDER BY id FOR UPDATE`, holdSlots, appts, b.now, spanFirst, spanMinutes)
 	}
+	// The keys are read once the slots are locked: a command delivered
+	// again while its first delivery is being decided in another booker
+	// then waits for that decision's commit, and finds its booking (a plain
+	// booking has no other record, see booker.BookRequest.ReplyToken)
+	// instead of refusing the key as full and recording that.
+	q.Queue(knownKeysSQL, patients, keys)
 	q.Queue(holdersSQL, holdSlots, holdPatients)
 	if len(moves.patients) > 0 {
 		q.Queue(movedSQL, moves.patients, moves.keys)
@@ -128,11 +133,11 @@ func (b *batch) read(ctx context.Context) error {
 	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
-	if err := b.readKnown(res); err != nil {
-		return fmt.Errorf("postgres: batch keys: %w", err)
-	}
 	if err := b.readSlots(res); err != nil {
 		return fmt.Errorf("postgres: lock batch slots: %w", err)
+	}
+	if err := b.readKnown(res); err != nil {
+		return fmt.Errorf("postgres: batch keys: %w", err)
 	}
 	if err := b.readHolders(res); err != nil {
 		return fmt.Errorf("postgres: batch holders: %w", err)
@@ -254,18 +259,20 @@ func (b *batch) readHolders(res pgx.BatchResults) error {
 // its doctor are written here, from the same locked slots, so the exclusion
 // constraints see them from the start. A batch without holds or longer
 // visits sends $9 and $10 empty: unnest pads them with NULL (BOOKED, one slot).
+// $11 is each booking's reply token, kept only where it is set (see
+// booker.BookRequest.ReplyToken).
 // A hold sends no message until it is confirmed.
 const insertSQL = `
 WITH w AS (
     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bigint[],
-                         $6::timestamptz[], $7::timestamptz[], $8::bool[], $9::timestamptz[], $10::text[])
-         AS w(slot_id, patient_id, idempotency_key, fingerprint, doctor_id, start_at, end_at, solo, expires_at, span)
+                         $6::timestamptz[], $7::timestamptz[], $8::bool[], $9::timestamptz[], $10::text[], $11::text[])
+         AS w(slot_id, patient_id, idempotency_key, fingerprint, doctor_id, start_at, end_at, solo, expires_at, span, token)
 ), a AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint,
-                             expires_at, period, span_slot_ids, solo_doctor_id)
+                             expires_at, period, span_slot_ids, solo_doctor_id, reply_token)
     SELECT slot_id, patient_id, CASE WHEN expires_at IS NULL THEN 'BOOKED' ELSE 'HELD' END, idempotency_key,
            fingerprint, expires_at, tstzrange(start_at, end_at), coalesce(nullif(span, '')::bigint[], '{}'),
-           CASE WHEN solo THEN doctor_id END
+           CASE WHEN solo THEN doctor_id END, nullif(token, '')
     FROM w
     RETURNING id, slot_id, patient_id, idempotency_key, created_at, status
 ), e AS (
@@ -308,7 +315,7 @@ func (b *batch) writeWinners(ctx context.Context) error {
 	w := b.winnerColumns()
 	q := &pgx.Batch{}
 	q.Queue(reserveSQL, ids, counts)
-	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends, w.solo, w.expires, w.spans)
+	q.Queue(insertSQL, w.slots, w.patients, w.keys, w.prints, w.doctors, w.starts, w.ends, w.solo, w.expires, w.spans, w.tokens)
 	partly := b.filledAfterOthers()
 	if len(partly) > 0 {
 		q.Queue(`SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status IN ('BOOKED', 'HELD')`, partly)
@@ -390,7 +397,7 @@ func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
 // winnerColumns holds insertSQL's arguments, one array per column.
 type winnerColumns struct {
 	slots, patients, doctors []int64
-	keys, prints             []string
+	keys, prints, tokens     []string
 	starts, ends             []time.Time
 	solo                     []bool
 	// expires and spans stay empty unless the batch has holds or longer visits.
@@ -401,14 +408,14 @@ type winnerColumns struct {
 func (b *batch) winnerColumns() winnerColumns {
 	n := len(b.winners)
 	w := winnerColumns{slots: make([]int64, n), patients: make([]int64, n), doctors: make([]int64, n),
-		keys: make([]string, n), prints: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n),
+		keys: make([]string, n), prints: make([]string, n), tokens: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n),
 		solo: make([]bool, n)}
 	for k, i := range b.winners {
 		req := b.ops[i].Book
 		sl := b.slots[req.SlotID]
 		w.slots[k], w.patients[k], w.keys[k], w.prints[k] = req.SlotID, req.PatientID, req.IdempotencyKey, req.Fingerprint()
 		w.doctors[k], w.starts[k], w.ends[k] = sl.doctorID, sl.startAt, b.out[i].Booking.EndAt
-		w.solo[k] = sl.capacity == 1
+		w.solo[k], w.tokens[k] = sl.capacity == 1, req.ReplyToken
 		if !req.Plain() {
 			b.unusualColumns(&w, k, i)
 		}

@@ -54,7 +54,7 @@ func warmWrites(ctx context.Context, tx pgx.Tx) error {
 	q.Queue(lockOwnSlotsSQL, one, time.Now())
 	q.Queue(holdersSQL, one, one)
 	q.Queue(reserveSQL, one, []int32{1})
-	q.Queue(insertSQL, one, one, key, []string{""}, one, []time.Time{start}, []time.Time{end}, []bool{true}, []time.Time{}, []string{})
+	q.Queue(insertSQL, one, one, key, []string{""}, one, []time.Time{start}, []time.Time{end}, []bool{true}, []time.Time{}, []string{}, key)
 	q.Queue(waitlistBookedSQL, one, one, []time.Time{start})
 	return tx.SendBatch(ctx, q).Close()
 }

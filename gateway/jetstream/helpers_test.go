@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
+	"termin/gateway"
 	"termin/gateway/jetstream"
 	"termin/shared"
 )
@@ -28,6 +30,39 @@ type bus struct {
 	// decideAfter is how long decideAll's booker takes over each command:
 	// a line ahead of it.
 	decideAfter time.Duration
+	// rows, when set, is where decideAll's booker keeps its bookings instead
+	// of the decisions bucket, as the booker does for plain bookings.
+	rows *bookingRows
+}
+
+// bookingRows stands for plain bookings' appointment rows, the only record
+// the booker keeps of them: a gateway.KeyBookings.
+type bookingRows struct {
+	mu sync.Mutex
+	m  map[string]gateway.KeyBooking
+}
+
+// keepRows makes decideAll's booker keep its bookings as rows, and the
+// gateways read them there.
+func (b *bus) keepRows() {
+	b.rows = &bookingRows{m: map[string]gateway.KeyBooking{}}
+	b.cfg.Bookings = b.rows
+}
+
+func (r *bookingRows) put(cmd shared.Command, a *shared.Appointment) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)] = gateway.KeyBooking{ReplyToken: cmd.RequestID,
+		Appointment: gateway.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, Status: gateway.Status(a.Status),
+			CreatedAt: time.Now()}}
+}
+
+// KeyBooking implements gateway.KeyBookings.
+func (r *bookingRows) KeyBooking(_ context.Context, patientID int64, key string) (gateway.KeyBooking, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kb, ok := r.m[shared.DecisionKey(patientID, key)]
+	return kb, ok, nil
 }
 
 func newBus(t testing.TB) *bus {
@@ -88,7 +123,8 @@ func (b *bus) gatewayOn(nc *nats.Conn) *jetstream.Queue {
 }
 
 // decideAll runs a booker that books every command it pulls: it records the
-// decision, replies to the waiting gateway and acknowledges, in that order.
+// decision (in the bucket, or as a row: keepRows), replies to the waiting
+// gateway and acknowledges, in that order.
 // It returns a channel of the commands it saw.
 func (b *bus) decideAll() <-chan shared.Command {
 	b.t.Helper()
@@ -109,7 +145,9 @@ func (b *bus) decideAll() <-chan shared.Command {
 		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3, RequestID: cmd.RequestID,
 			Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
 		data, _ := json.Marshal(d)
-		if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
+		if b.rows != nil {
+			b.rows.put(cmd, d.Appointment)
+		} else if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
 			_ = m.Nak()
 			return
 		}

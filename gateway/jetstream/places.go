@@ -24,6 +24,8 @@ const PlacesBucket = "gateway-places"
 // forgets them only lets a patient's keys take a place again.
 type Places struct {
 	kv, decisions jetstream.KeyValue
+	// bookings reads a plain booking's row, its only record.
+	bookings gateway.KeyBookings
 }
 
 var _ gateway.PlaceRecord = (*Places)(nil)
@@ -44,7 +46,7 @@ func (q *Queue) Places(ctx context.Context, ttl time.Duration) (*Places, error) 
 			return nil, fmt.Errorf("jetstream: places bucket: %w", err)
 		}
 	}
-	return &Places{kv: kv, decisions: q.kv}, nil
+	return &Places{kv: kv, decisions: q.kv, bookings: q.cfg.Bookings}, nil
 }
 
 // replicas is the decisions bucket's replica count, 1 when unknown.
@@ -111,16 +113,20 @@ func (p *Places) Release(ctx context.Context, pl gateway.Place) error {
 	return err
 }
 
-// Decided implements gateway.PlaceRecord from the decisions bucket.
+// Decided implements gateway.PlaceRecord from the decisions bucket, and
+// from the appointment row of a plain booking, which has no other record.
 func (p *Places) Decided(ctx context.Context, pl gateway.Place) (bool, error) {
 	_, err := p.decisions.Get(ctx, shared.DecisionKey(pl.Patient, pl.Key))
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return false, err
+	case p.bookings == nil:
 		return false, nil
 	}
-	return false, err
+	_, booked, err := p.bookings.KeyBooking(ctx, pl.Patient, pl.Key)
+	return booked, err
 }
 
 // placeKey is the place's key: doctor, opening and patient.

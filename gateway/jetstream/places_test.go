@@ -98,6 +98,26 @@ func TestPlacesChangeHandsOnlyAtTheirRevision(t *testing.T) {
 	}
 }
 
+// TestPlaceOfAPlainBookingIsDecidedByItsRow: a place whose key made a plain
+// booking, which has no record in the decisions bucket, is decided by the
+// booking's appointment row.
+func TestPlaceOfAPlainBookingIsDecidedByItsRow(t *testing.T) {
+	b := newBus(t)
+	b.keepRows()
+	rec, err := b.gateway().Places(t.Context(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := gateway.Place{Patient: 7, Doctor: 42, OpensAt: 1, Gateway: "a", Key: "k"}
+	if d, err := rec.Decided(t.Context(), pl); d || err != nil {
+		t.Errorf("an undecided key is decided: %v %v", d, err)
+	}
+	b.rows.put(shared.Command{PatientID: 7, IdempotencyKey: "k"}, &shared.Appointment{ID: 70, SlotID: 1, PatientID: 7})
+	if d, err := rec.Decided(t.Context(), pl); !d || err != nil {
+		t.Errorf("a key whose booking is a row is not decided: %v %v", d, err)
+	}
+}
+
 // BenchmarkPlaceClaim is what claiming a place costs the gateway and an
 // in-process nats-server together: CPU (user + system of the whole test
 // process) per claim, each claim a new patient's place, as at an opening.

@@ -44,6 +44,11 @@ type Config struct {
 	// decode on every booking, to guard against a loss that is rare. Zero
 	// waits for the PubAck of every command before its decision.
 	ConfirmAfter time.Duration
+	// Bookings reads a plain booking's appointment row, the only record the
+	// booker keeps of it, when the decisions bucket has none for its key.
+	// Nil reads the bucket alone, as for a booker that records every
+	// booking.
+	Bookings gateway.KeyBookings
 }
 
 // DefaultConfirmAfter is the ConfirmAfter for a reply budget: a quarter of

@@ -71,6 +71,17 @@ func testSubmitOfADuplicateYieldsTheRecord(t *testing.T, b *bus) {
 	}
 }
 
+// TestSubmitOfADuplicateYieldsThePlainBookingsRow: the same with a booker
+// that keeps a plain booking only as its appointment row: the duplicate's
+// decision is read from the row, as a replay, and the gateway whose
+// command it was is told it new.
+func TestSubmitOfADuplicateYieldsThePlainBookingsRow(t *testing.T) {
+	forEachMode(t, func(t *testing.T, b *bus) {
+		b.keepRows()
+		testSubmitOfADuplicateYieldsTheRecord(t, b)
+	})
+}
+
 // forEachMode runs a test with a PubAck awaited for every command and with
 // PubAcks only for commands undecided after ConfirmAfter.
 func forEachMode(t *testing.T, test func(*testing.T, *bus)) {
@@ -109,6 +120,33 @@ func TestRecordedReadsTheDecisionsBucket(t *testing.T) {
 	}
 	if _, ok, err := q.Recorded(t.Context(), 7, "other"); err != nil || ok {
 		t.Errorf("Recorded(7, other) = %v, %v; want nothing on record", ok, err)
+	}
+}
+
+// TestRecordedReadsAPlainBookingsRow: a key without a decision in the
+// bucket is read from its appointment row, as the booking it made with the
+// row's status now; a decision in the bucket comes first.
+func TestRecordedReadsAPlainBookingsRow(t *testing.T) {
+	b := newBus(t)
+	b.keepRows()
+	b.rows.put(shared.Command{PatientID: 7, IdempotencyKey: "row", RequestID: "tok"},
+		&shared.Appointment{ID: 70, SlotID: 1, PatientID: 7, Status: "CANCELLED"})
+	b.rows.put(shared.Command{PatientID: 7, IdempotencyKey: "both"}, &shared.Appointment{ID: 71, SlotID: 1, PatientID: 7})
+	data, _ := json.Marshal(shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, SlotID: 1})
+	if _, err := b.kv.Create(t.Context(), shared.DecisionKey(7, "both"), data); err != nil {
+		t.Fatal(err)
+	}
+	q := b.gateway()
+	d, ok, err := q.Recorded(t.Context(), 7, "row")
+	if err != nil || !ok || d.Code != shared.Booked || d.SlotID != 1 || d.RequestID != "tok" || d.Appointment == nil ||
+		d.Appointment.ID != 70 || d.Appointment.Status != "CANCELLED" || d.Appointment.CreatedAt == "" {
+		t.Errorf("Recorded(7, row) = %+v, %v, %v; want the row's booking of appointment 70", d, ok, err)
+	}
+	if d, ok, err := q.Recorded(t.Context(), 7, "both"); err != nil || !ok || d.Code != shared.CodeSlotFull {
+		t.Errorf("Recorded(7, both) = %+v, %v, %v; want the bucket's SLOT_FULL", d, ok, err)
+	}
+	if _, ok, err := q.Recorded(t.Context(), 7, "never"); err != nil || ok {
+		t.Errorf("Recorded(7, never) = %v, %v; want nothing", ok, err)
 	}
 }
 

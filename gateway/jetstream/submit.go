@@ -56,8 +56,7 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 	defer forget()
 	deadline := time.NewTimer(q.cfg.MaxWait)
 	defer deadline.Stop()
-	key, keyed := recordKey(cmd)
-	if !duplicate || !keyed {
+	if _, keyed := recordKey(cmd); !duplicate || !keyed {
 		select {
 		case d := <-ch:
 			q.learn(time.Since(sent))
@@ -76,7 +75,7 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 			out <- d
 			return
 		case <-poll.C:
-			if d, found := q.readRecord(key, cmd.RequestID); found {
+			if d, found := q.readRecord(cmd); found {
 				out <- d
 				return
 			}
@@ -162,21 +161,58 @@ func recordKey(cmd shared.Command) (string, bool) {
 	return "", false
 }
 
-// readRecord reads the key's decision on record. The decision is a replay
-// unless it decided this gateway's own command, the one with the reply
+// readRecord reads the decision of cmd's key. The decision is a replay
+// unless it decided this gateway's own command, the one with cmd's reply
 // token.
-func (q *Queue) readRecord(key, token string) (shared.Decision, bool) {
-	d, ok, err := q.recorded(context.Background(), key)
+func (q *Queue) readRecord(cmd shared.Command) (shared.Decision, bool) {
+	var d shared.Decision
+	var ok bool
+	var err error
+	if cmd.Kind == shared.KindBook {
+		d, ok, err = q.Recorded(context.Background(), cmd.PatientID, cmd.IdempotencyKey)
+	} else if key, keyed := recordKey(cmd); keyed {
+		d, ok, err = q.recorded(context.Background(), key)
+	}
 	if err != nil || !ok {
 		return shared.Decision{}, false
 	}
-	d.Replay = d.Replay || d.RequestID != token
+	d.Replay = d.Replay || d.RequestID != cmd.RequestID
 	return d, true
 }
 
-// Recorded reads the decision of a key from the decisions bucket.
+// Recorded reads the decision of a booking's key: from the decisions
+// bucket, else, for a plain booking, which has no other record, from its
+// appointment row.
 func (q *Queue) Recorded(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error) {
-	return q.recorded(ctx, shared.DecisionKey(patientID, key))
+	d, ok, err := q.recorded(ctx, shared.DecisionKey(patientID, key))
+	if ok || err != nil || q.cfg.Bookings == nil {
+		return d, ok, err
+	}
+	return q.booked(ctx, patientID, key)
+}
+
+// booked reads the decision of a plain booking from its appointment row:
+// what the booker replied when it made the booking, with the row's status
+// now.
+func (q *Queue) booked(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
+	defer cancel()
+	kb, ok, err := q.cfg.Bookings.KeyBooking(ctx, patientID, key)
+	if err != nil || !ok {
+		return shared.Decision{}, false, err
+	}
+	a := kb.Appointment
+	return shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: a.SlotID, RequestID: kb.ReplyToken,
+		Appointment: &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, Status: string(a.Status),
+			CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano), EndAt: rfc3339(a.EndAt)}}, true, nil
+}
+
+// rfc3339 formats t in UTC as the booker does, or gives "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // recorded reads the decision on record under the bucket key.
