@@ -225,7 +225,12 @@ type KeyBookings interface {
 
 // KeyBooking is a plain booking as its row keeps it.
 type KeyBooking struct {
+	// Appointment is the appointment now: a reschedule may have moved it
+	// to another slot since.
 	Appointment Appointment
+	// BookedSlot is the slot the key booked, against which a repeat of the
+	// key is checked.
+	BookedSlot int64
 	// ReplyToken is the reply token of the command that made the booking,
 	// by which a gateway tells its own command's decision from a replay.
 	ReplyToken string

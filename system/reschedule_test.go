@@ -28,6 +28,11 @@ func TestRescheduleThroughTheQueue(t *testing.T) {
 	if again := s.mustDo("POST", move, "r-1", rescheduleBody(to)); again.status != 200 || again.id() != booked.id() || again.body["slotId"] != float64(to) {
 		t.Errorf("repeat = %d %v, want the same move", again.status, again.body)
 	}
+	// The booking's own key, repeated after the move, is the same booking
+	// (where it is now), not a key reused for another slot.
+	if again := s.mustDo("POST", "/api/appointments", "r-0", bookBody(from, 7)); again.status != 200 || again.id() != booked.id() || again.body["slotId"] != float64(to) {
+		t.Errorf("repeat of the booking after its move = %d %v, want 200 with appointment %d at slot %d", again.status, again.body, booked.id(), to)
+	}
 	if n := s.mustDo("POST", "/api/appointments", "n-1", bookBody(from, 9)); n.status != 201 {
 		t.Errorf("booking the freed place = %d %v, want 201", n.status, n.body)
 	}

@@ -52,7 +52,7 @@ func (b *bus) keepRows() {
 func (r *bookingRows) put(cmd shared.Command, a *shared.Appointment) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.m[shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)] = gateway.KeyBooking{ReplyToken: cmd.RequestID,
+	r.m[shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey)] = gateway.KeyBooking{ReplyToken: cmd.RequestID, BookedSlot: a.SlotID,
 		Appointment: gateway.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, Status: gateway.Status(a.Status),
 			CreatedAt: time.Now()}}
 }

@@ -125,13 +125,16 @@ func TestRecordedReadsTheDecisionsBucket(t *testing.T) {
 
 // TestRecordedReadsAPlainBookingsRow: a key without a decision in the
 // bucket is read from its appointment row, as the booking it made with the
-// row's status now; a decision in the bucket comes first.
+// row's status now (and its slot now, after a reschedule, beside the slot
+// booked); a decision in the bucket comes first.
 func TestRecordedReadsAPlainBookingsRow(t *testing.T) {
 	b := newBus(t)
 	b.keepRows()
 	b.rows.put(shared.Command{PatientID: 7, IdempotencyKey: "row", RequestID: "tok"},
 		&shared.Appointment{ID: 70, SlotID: 1, PatientID: 7, Status: "CANCELLED"})
 	b.rows.put(shared.Command{PatientID: 7, IdempotencyKey: "both"}, &shared.Appointment{ID: 71, SlotID: 1, PatientID: 7})
+	b.rows.m[shared.DecisionKey(7, "moved")] = gateway.KeyBooking{BookedSlot: 1,
+		Appointment: gateway.Appointment{ID: 72, SlotID: 2, PatientID: 7, Status: gateway.StatusBooked}}
 	data, _ := json.Marshal(shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, SlotID: 1})
 	if _, err := b.kv.Create(t.Context(), shared.DecisionKey(7, "both"), data); err != nil {
 		t.Fatal(err)
@@ -141,6 +144,9 @@ func TestRecordedReadsAPlainBookingsRow(t *testing.T) {
 	if err != nil || !ok || d.Code != shared.Booked || d.SlotID != 1 || d.RequestID != "tok" || d.Appointment == nil ||
 		d.Appointment.ID != 70 || d.Appointment.Status != "CANCELLED" || d.Appointment.CreatedAt == "" {
 		t.Errorf("Recorded(7, row) = %+v, %v, %v; want the row's booking of appointment 70", d, ok, err)
+	}
+	if d, ok, err := q.Recorded(t.Context(), 7, "moved"); err != nil || !ok || d.SlotID != 1 || d.Appointment.SlotID != 2 {
+		t.Errorf("Recorded(7, moved) = %+v, %v, %v; want slot 1 booked, the appointment now at slot 2", d, ok, err)
 	}
 	if d, ok, err := q.Recorded(t.Context(), 7, "both"); err != nil || !ok || d.Code != shared.CodeSlotFull {
 		t.Errorf("Recorded(7, both) = %+v, %v, %v; want the bucket's SLOT_FULL", d, ok, err)

@@ -192,8 +192,8 @@ func (q *Queue) Recorded(ctx context.Context, patientID int64, key string) (shar
 }
 
 // booked reads the decision of a plain booking from its appointment row:
-// what the booker replied when it made the booking, with the row's status
-// now.
+// the slot the key booked, and the appointment as it is now (its status, and
+// its slot after a reschedule), as the booker answers a repeat it decides.
 func (q *Queue) booked(ctx context.Context, patientID int64, key string) (shared.Decision, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()
@@ -202,7 +202,7 @@ func (q *Queue) booked(ctx context.Context, patientID int64, key string) (shared
 		return shared.Decision{}, false, err
 	}
 	a := kb.Appointment
-	return shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: a.SlotID, RequestID: kb.ReplyToken,
+	return shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: kb.BookedSlot, RequestID: kb.ReplyToken,
 		Appointment: &shared.Appointment{ID: a.ID, SlotID: a.SlotID, PatientID: a.PatientID, Status: string(a.Status),
 			CreatedAt: a.CreatedAt.UTC().Format(time.RFC3339Nano), EndAt: rfc3339(a.EndAt)}}, true, nil
 }
