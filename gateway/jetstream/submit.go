@@ -165,19 +165,25 @@ func recordKey(cmd shared.Command) (string, bool) {
 // unless it decided this gateway's own command, the one with cmd's reply
 // token.
 func (q *Queue) readRecord(cmd shared.Command) (shared.Decision, bool) {
-	var d shared.Decision
-	var ok bool
-	var err error
-	if cmd.Kind == shared.KindBook {
-		d, ok, err = q.Recorded(context.Background(), cmd.PatientID, cmd.IdempotencyKey)
-	} else if key, keyed := recordKey(cmd); keyed {
-		d, ok, err = q.recorded(context.Background(), key)
-	}
+	d, ok, err := q.decisionOf(context.Background(), cmd)
 	if err != nil || !ok {
 		return shared.Decision{}, false
 	}
 	d.Replay = d.Replay || d.RequestID != cmd.RequestID
 	return d, true
+}
+
+// decisionOf reads the decision of cmd's key: a booking's from the bucket
+// or its row (Recorded), a reschedule's from the bucket.
+func (q *Queue) decisionOf(ctx context.Context, cmd shared.Command) (shared.Decision, bool, error) {
+	if cmd.Kind == shared.KindBook {
+		return q.Recorded(ctx, cmd.PatientID, cmd.IdempotencyKey)
+	}
+	key, keyed := recordKey(cmd)
+	if !keyed {
+		return shared.Decision{}, false, nil
+	}
+	return q.recorded(ctx, key)
 }
 
 // Recorded reads the decision of a booking's key: from the decisions
