@@ -39,8 +39,10 @@ type natsNode struct {
 func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 	t.Helper()
 	for attempt := 1; ; attempt++ {
-		c := formNATSCluster(t, size, syncAlways)
-		err := poll.Until(30*time.Second, 20*time.Millisecond, func() error { return c.ready(size) })
+		c, err := formNATSCluster(t, size, syncAlways)
+		if err == nil {
+			err = poll.Until(30*time.Second, 20*time.Millisecond, func() error { return c.ready(size) })
+		}
 		if err == nil {
 			t.Cleanup(c.shutdown)
 			return c
@@ -53,7 +55,10 @@ func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 	}
 }
 
-func formNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
+// formNATSCluster starts the nodes; a node that does not start, or does not
+// accept connections within 10 s (a loaded machine), fails the attempt, and
+// the cluster it returns is still to be shut down.
+func formNATSCluster(t testing.TB, size int, syncAlways bool) (*natsCluster, error) {
 	t.Helper()
 	c := &natsCluster{}
 	var routes []string
@@ -62,11 +67,12 @@ func formNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", n.clusterPort))
 		c.nodes = append(c.nodes, n)
 	}
+	var errs []error
 	for _, n := range c.nodes {
 		n.routes = strings.Join(routes, ",")
-		n.start(t)
+		errs = append(errs, n.start())
 	}
-	return c
+	return c, errors.Join(errs...)
 }
 
 func (n *natsNode) options() *server.Options {
@@ -78,17 +84,17 @@ func (n *natsNode) options() *server.Options {
 	}
 }
 
-func (n *natsNode) start(t testing.TB) {
+func (n *natsNode) start() error {
 	srv, err := server.NewServer(n.options())
 	if err != nil {
-		t.Errorf("nats node %s: %v", n.name, err)
-		return
+		return fmt.Errorf("nats node %s: %w", n.name, err)
 	}
 	srv.Start()
-	if !srv.ReadyForConnections(10 * time.Second) {
-		t.Errorf("nats node %s not accepting connections on port %d", n.name, n.clientPort)
-	}
 	n.srv = srv
+	if !srv.ReadyForConnections(10 * time.Second) {
+		return fmt.Errorf("nats node %s not accepting connections on port %d", n.name, n.clientPort)
+	}
+	return nil
 }
 
 func (n *natsNode) stop() {
@@ -130,9 +136,8 @@ func (c *natsCluster) restartStreamLeader(t *testing.T, stream string, down time
 	stopped = time.Now()
 	leader.stop()
 	time.Sleep(down)
-	leader.start(t)
-	if !leader.srv.ReadyForConnections(10 * time.Second) {
-		t.Fatalf("%s did not come back", leader.name)
+	if err := leader.start(); err != nil {
+		t.Fatalf("%s did not come back: %v", leader.name, err)
 	}
 	back = time.Now()
 	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error { return c.ready(len(c.nodes)) })
