@@ -23,9 +23,9 @@ const PlacesBucket = "gateway-places"
 // bucket is kept in memory: a place lasts minutes, and a NATS restart that
 // forgets them only lets a patient's keys take a place again.
 type Places struct {
-	kv, decisions jetstream.KeyValue
-	// bookings reads a plain booking's row, its only record.
-	bookings gateway.KeyBookings
+	kv jetstream.KeyValue
+	// q reads the decisions of places' keys.
+	q *Queue
 }
 
 var _ gateway.PlaceRecord = (*Places)(nil)
@@ -46,7 +46,7 @@ func (q *Queue) Places(ctx context.Context, ttl time.Duration) (*Places, error) 
 			return nil, fmt.Errorf("jetstream: places bucket: %w", err)
 		}
 	}
-	return &Places{kv: kv, decisions: q.kv, bookings: q.cfg.Bookings}, nil
+	return &Places{kv: kv, q: q}, nil
 }
 
 // replicas is the decisions bucket's replica count, 1 when unknown.
@@ -113,20 +113,11 @@ func (p *Places) Release(ctx context.Context, pl gateway.Place) error {
 	return err
 }
 
-// Decided implements gateway.PlaceRecord from the decisions bucket, and
-// from the appointment row of a plain booking, which has no other record.
+// Decided implements gateway.PlaceRecord: the key's decision is in the
+// decisions bucket, or its plain booking's row (Queue.Recorded).
 func (p *Places) Decided(ctx context.Context, pl gateway.Place) (bool, error) {
-	_, err := p.decisions.Get(ctx, shared.DecisionKey(pl.Patient, pl.Key))
-	switch {
-	case err == nil:
-		return true, nil
-	case !errors.Is(err, jetstream.ErrKeyNotFound):
-		return false, err
-	case p.bookings == nil:
-		return false, nil
-	}
-	_, booked, err := p.bookings.KeyBooking(ctx, pl.Patient, pl.Key)
-	return booked, err
+	_, decided, err := p.q.Recorded(ctx, pl.Patient, pl.Key)
+	return decided, err
 }
 
 // placeKey is the place's key: doctor, opening and patient.
