@@ -1,12 +1,14 @@
 package notify
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,34 +28,68 @@ type sendError struct {
 func (e *sendError) Error() string { return e.channel + ": " + e.err.Error() }
 func (e *sendError) Unwrap() error { return e.err }
 
-// handle processes one event and acknowledges, naks or parks it:
+// delivery is one message of EVENTS, settled once each of its events has
+// been handled: acknowledged when every event was sent (or had nothing to
+// send) or was parked, delivered again later when one must be tried again.
+// Events already sent are found in notification_sent on the next delivery.
+type delivery struct {
+	msg       jetstream.Msg
+	delivered uint64
+	several   bool // an array of events, each parked on its own
+	mu        sync.Mutex
+	left      int
+	retry     bool
+	parked    bool
+}
+
+// handle processes one event; the message's last event settles it:
 //   - sent (or nothing to send): Ack;
-//   - malformed: parked at once;
-//   - a channel failed on the last allowed attempt: parked;
-//   - otherwise (a channel failed earlier, or the database is away): NakWithDelay,
-//     the delay doubling with each delivery. A database failure never parks an
-//     event: it is not the event's fault and passes.
+//   - malformed, or a channel failed on the last allowed attempt: the event is
+//     parked on the dead-letter subject (a message of one event is then
+//     terminated);
+//   - otherwise (a channel failed earlier, or the database is away):
+//     NakWithDelay, the delay doubling with each delivery. A database failure
+//     never parks an event: it is not the event's fault and passes.
 func (n *Notifier) handle(ctx context.Context, j job) {
-	msg := j.msg
-	delivered := uint64(1)
-	if meta, err := msg.Metadata(); err == nil {
-		delivered = meta.NumDelivered
-	}
 	err := n.process(ctx, j)
 	var failed *sendError
+	retry, parked := false, false
 	switch {
 	case err == nil:
-		if err := msg.Ack(); err != nil {
+	case errors.Is(err, errMalformed),
+		errors.As(err, &failed) && j.d.delivered >= n.maxDeliver():
+		if perr := n.deadLetter(ctx, j, err); perr != nil {
+			n.Log.Error("dead-letter publish failed; keeping the event", "subject", j.d.msg.Subject(), "err", perr)
+			retry = true
+		} else {
+			parked = true
+		}
+	default:
+		n.Log.Warn("notification not sent; trying again", "subject", j.d.msg.Subject(), "event", j.ev.ID, "err", err,
+			"delivered", j.d.delivered, "delay", n.backoff(j.d.delivered))
+		retry = true
+	}
+	n.settle(j.d, retry, parked)
+}
+
+// settle counts one event of d as handled and, after its last, acknowledges,
+// naks or terminates the message.
+func (n *Notifier) settle(d *delivery, retry, parked bool) {
+	d.mu.Lock()
+	d.left--
+	d.retry, d.parked = d.retry || retry, d.parked || parked
+	last := d.left == 0
+	d.mu.Unlock()
+	switch {
+	case !last:
+	case d.retry:
+		_ = d.msg.NakWithDelay(n.backoff(d.delivered))
+	case d.parked && !d.several:
+		_ = d.msg.Term() // without a reason, which nats-server before 2.10 does not take; it is logged
+	default:
+		if err := d.msg.Ack(); err != nil {
 			n.Log.Warn("ack failed; the event comes back and is found already sent", "err", err)
 		}
-	case errors.Is(err, errMalformed),
-		errors.As(err, &failed) && delivered >= n.maxDeliver():
-		n.deadLetter(ctx, msg, delivered, err)
-	default:
-		delay := n.backoff(delivered)
-		n.Log.Warn("notification not sent; trying again", "subject", msg.Subject(), "err", err,
-			"delivered", delivered, "delay", delay)
-		_ = msg.NakWithDelay(delay)
 	}
 }
 
@@ -91,49 +127,56 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 	return errors.Join(errs...)
 }
 
-func decode(data []byte) (outbox.Event, outbox.Appointment, error) {
-	var (
-		ev   outbox.Event
-		appt outbox.Appointment
-	)
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return ev, appt, fmt.Errorf("%w: %v", errMalformed, err)
-	}
-	if err := json.Unmarshal(ev.Data, &appt); err != nil {
-		return ev, appt, fmt.Errorf("%w: data: %v", errMalformed, err)
-	}
-	if ev.ID == "" || appt.AppointmentID == 0 || appt.PatientID == 0 {
-		return ev, appt, fmt.Errorf("%w: without id, appointment or patient", errMalformed)
-	}
-	return ev, appt, nil
+// isObject is true for a message of one event, false for an array of them.
+func isObject(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) == 0 || data[0] != '['
 }
 
-// deadLetter publishes the event to notify.dead.<type> with the reason, then
-// terminates it. If the dead-letter stream cannot take it, the event is
-// delivered again later rather than dropped.
-func (n *Notifier) deadLetter(ctx context.Context, msg jetstream.Msg, delivered uint64, cause error) {
+func decodeAppointment(ev outbox.Event) (outbox.Appointment, error) {
+	var appt outbox.Appointment
+	if err := json.Unmarshal(ev.Data, &appt); err != nil {
+		return appt, fmt.Errorf("%w: data: %v", errMalformed, err)
+	}
+	if ev.ID == "" || appt.AppointmentID == 0 || appt.PatientID == 0 {
+		return appt, fmt.Errorf("%w: without id, appointment or patient", errMalformed)
+	}
+	return appt, nil
+}
+
+// deadLetter publishes the event to notify.dead.<type> with the reason. The
+// caller keeps the message when the dead-letter stream cannot take it, so
+// that the event is delivered again later rather than dropped.
+func (n *Notifier) deadLetter(ctx context.Context, j job, cause error) error {
+	msg := j.d.msg
 	subject := n.Namespace.Subject(DeadSubjectPrefix + n.Namespace.Local(msg.Subject()))
-	dead := &nats.Msg{Subject: subject, Data: msg.Data(), Header: nats.Header{}}
+	dead := &nats.Msg{Subject: subject, Data: j.raw, Header: nats.Header{}}
 	for k, v := range msg.Headers() {
 		if !strings.HasPrefix(k, "Nats-") { // the original's id and expectations are not the copy's
 			dead.Header[k] = v
 		}
 	}
 	dead.Header.Set("Notify-Error", cause.Error())
-	dead.Header.Set("Notify-Deliveries", strconv.FormatUint(delivered, 10))
-	id := msg.Headers().Get(jetstream.MsgIDHeader)
+	dead.Header.Set("Notify-Deliveries", strconv.FormatUint(j.d.delivered, 10))
+	id := j.ev.ID
+	if id == "" {
+		id = msg.Headers().Get(jetstream.MsgIDHeader)
+	}
 	var opts []jetstream.PublishOpt
 	if id != "" {
 		opts = append(opts, jetstream.WithMsgID(id+".dead"))
 	}
-	if _, err := n.JS.PublishMsg(ctx, dead, opts...); err != nil {
-		n.Log.Error("dead-letter publish failed; keeping the event", "subject", msg.Subject(), "err", err)
-		_ = msg.NakWithDelay(n.backoff(delivered))
-		return
+	ack, err := n.JS.PublishMsg(ctx, dead, opts...)
+	if err != nil {
+		return err
+	}
+	if ack.Duplicate {
+		// Parked on an earlier delivery of its message, which came again
+		// for another of its events.
+		return nil
 	}
 	n.Metrics.DeadLetters.Inc()
 	n.Log.Error("notification given up; event parked on the dead-letter subject", "subject", dead.Subject,
-		"deliveries", delivered, "err", cause, "data", string(msg.Data()))
-	_ = msg.Term() // without a reason, which nats-server before 2.10 does not take; it is logged
-
+		"deliveries", j.d.delivered, "err", cause, "data", string(j.raw))
+	return nil
 }

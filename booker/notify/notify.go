@@ -8,6 +8,7 @@ package notify
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -123,9 +124,9 @@ func (n *Notifier) Run(ctx context.Context) error {
 		if len(msgs) == 0 {
 			continue // a quiet fetch window: nothing to look up
 		}
-		batch := make([]job, len(msgs))
-		for i, m := range msgs {
-			batch[i] = newJob(m)
+		var batch []job
+		for _, m := range msgs {
+			batch = append(batch, newJobs(m)...)
 		}
 		contacts := n.preload(work, batch)
 		doctors := n.doctorNames(work, batch)
@@ -147,17 +148,40 @@ const (
 
 // job is one event, decoded once, with the contacts preloaded for its batch.
 type job struct {
-	msg     jetstream.Msg
+	d       *delivery // the message that brought it
 	ev      outbox.Event
 	appt    outbox.Appointment
-	err     error // a malformed event
+	raw     []byte // the event as it is parked: the message's data, or the event alone
+	err     error  // a malformed event
 	contact contactLookup
 	doctor  string // the doctor's name; empty when unknown
 }
 
-func newJob(m jetstream.Msg) job {
-	ev, appt, err := decode(m.Data())
-	return job{msg: m, ev: ev, appt: appt, err: err}
+// newJobs decodes a message into its events; a message that is not one
+// event or an array of them is one malformed job.
+func newJobs(m jetstream.Msg) []job {
+	d := &delivery{msg: m, delivered: 1}
+	if meta, err := m.Metadata(); err == nil {
+		d.delivered = meta.NumDelivered
+	}
+	evs, err := outbox.Decode(m.Data())
+	if err == nil && len(evs) == 0 {
+		err = errors.New("no events")
+	}
+	if err != nil {
+		d.left = 1
+		return []job{{d: d, raw: m.Data(), err: fmt.Errorf("%w: %v", errMalformed, err)}}
+	}
+	d.left, d.several = len(evs), !isObject(m.Data())
+	jobs := make([]job, len(evs))
+	for i, ev := range evs {
+		jobs[i] = job{d: d, ev: ev, raw: m.Data()}
+		if d.several {
+			jobs[i].raw, _ = json.Marshal(ev)
+		}
+		jobs[i].appt, jobs[i].err = decodeAppointment(ev)
+	}
+	return jobs
 }
 
 // doctorNames names the batch's doctors, from the cache as a rule.

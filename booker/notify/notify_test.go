@@ -278,9 +278,11 @@ func (e *env) event(typ string, patientID, appointmentID int64) []byte {
 
 func (e *env) publish(data []byte, msgID string) {
 	e.t.Helper()
-	var ev outbox.Event
-	_ = json.Unmarshal(data, &ev)
-	if _, err := e.js.Publish(context.Background(), e.ns.Subject(ev.Type), data, jetstream.WithMsgID(msgID)); err != nil {
+	evs, err := outbox.Decode(data)
+	if err != nil || len(evs) == 0 {
+		e.t.Fatalf("publish: not events: %s", data)
+	}
+	if _, err := e.js.Publish(context.Background(), e.ns.Subject(evs[0].Type), data, jetstream.WithMsgID(msgID)); err != nil {
 		e.t.Errorf("publish: %v", err)
 	}
 }

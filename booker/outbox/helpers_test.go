@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -61,19 +62,66 @@ func testLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }
 
-// insertEvents writes n booked events, aged by age, as a booking would.
+// insertEvents writes n booked events, aged by age, as a booking would: one
+// transaction's rows share their created_at.
 func (e *env) insertEvents(n int, age time.Duration) {
+	e.t.Helper()
+	e.insertTyped(outbox.SubjectBooked, n, age)
+}
+
+// insertTyped writes n events of type typ, aged by age.
+func (e *env) insertTyped(typ string, n int, age time.Duration) {
 	e.t.Helper()
 	_, err := e.db.Exec(context.Background(), `
         INSERT INTO outbox_event (aggregate, aggregate_id, type, payload, created_at)
-        SELECT 'appointment', g, 'appointment.booked',
+        SELECT 'appointment', g, $3,
                jsonb_build_object('appointmentId', g, 'patientId', 1000 + g, 'doctorId', 42,
                                   'startAt', '2031-03-10T08:30:00Z', 'endAt', '2031-03-10T08:45:00Z'),
                now() - $2::interval
-        FROM generate_series(1, $1) g`, n, age)
+        FROM generate_series(1, $1) g`, n, age, typ)
 	if err != nil {
 		e.t.Fatalf("insert events: %v", err)
 	}
+}
+
+// streamMessages reads every message the EVENTS stream holds, in order.
+func (e *env) streamMessages() []*nats.Msg {
+	e.t.Helper()
+	ctx := context.Background()
+	st, err := e.js.Stream(ctx, e.ns.Name(outbox.StreamName))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var msgs []*nats.Msg
+	for seq := info.State.FirstSeq; seq <= info.State.LastSeq && info.State.Msgs > 0; seq++ {
+		raw, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // deleted
+		}
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		msgs = append(msgs, &nats.Msg{Subject: raw.Subject, Data: raw.Data, Header: raw.Header})
+	}
+	return msgs
+}
+
+// streamEvents is every event the EVENTS stream holds, in order.
+func (e *env) streamEvents() []outbox.Event {
+	e.t.Helper()
+	var evs []outbox.Event
+	for _, m := range e.streamMessages() {
+		got, err := outbox.Decode(m.Data)
+		if err != nil {
+			e.t.Fatalf("undecodable message on %s: %v", m.Subject, err)
+		}
+		evs = append(evs, got...)
+	}
+	return evs
 }
 
 func (e *env) unpublished() int {

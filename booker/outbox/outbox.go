@@ -5,6 +5,7 @@
 package outbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,6 +35,25 @@ type Event struct {
 	Type      string          `json:"type"`
 	CreatedAt time.Time       `json:"createdAt"`
 	Data      json.RawMessage `json:"data"`
+}
+
+// Decode reads the events of one EVENTS message: an object is one event, an
+// array is the booked events of one relay round (see Relay). Consumers read
+// both: a stream may hold messages of either kind.
+func Decode(data []byte) ([]Event, error) {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) > 0 && data[0] == '[' {
+		var evs []Event
+		if err := json.Unmarshal(data, &evs); err != nil {
+			return nil, err
+		}
+		return evs, nil
+	}
+	var e Event
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	return []Event{e}, nil
 }
 
 // Appointment is the Data of the appointment events, as booker/postgres

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,11 +18,15 @@ import (
 
 // Relay publishes outbox rows to the EVENTS stream and deletes them. Each
 // round claims a batch with FOR UPDATE SKIP LOCKED inside one transaction,
-// publishes every row and awaits its PubAck, deletes the acknowledged rows
-// and commits; so any number of relays may run at once, each row going to
-// one of them. A relay that dies after the PubAck and before the commit leaves
-// its rows unpublished: they are published again with the same Nats-Msg-Id,
-// which the stream drops as a duplicate.
+// publishes its messages (the round's bookings together, see messages) and
+// awaits their PubAcks, deletes the acknowledged rows and commits; so any
+// number of relays may run at once, each row going to one of them. A relay
+// that dies after the PubAck and before the commit leaves its rows
+// unpublished: they are published again with the same Nats-Msg-Id, which the
+// stream drops as a duplicate as long as the next round claims the same rows
+// (rounds claim the oldest first); bookings claimed again with others come
+// twice, and the consumers' own records catch that (the notifier's
+// notification_sent).
 type Relay struct {
 	DB *pgxpool.Pool
 	JS jetstream.JetStream
@@ -103,7 +108,7 @@ func (r *Relay) round(parent context.Context) (int, error) {
 func claim(ctx context.Context, tx pgx.Tx, n int) ([]Event, error) {
 	rows, err := tx.Query(ctx, `
         SELECT id::text, type, created_at, payload FROM outbox_event
-        WHERE published_at IS NULL ORDER BY created_at LIMIT $1
+        WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1
         FOR UPDATE SKIP LOCKED`, n)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: claim: %w", err)
@@ -119,20 +124,19 @@ func claim(ctx context.Context, tx pgx.Tx, n int) ([]Event, error) {
 	return events, nil
 }
 
-// publish sends the batch asynchronously and waits for every PubAck. It
-// returns the ids of the acknowledged events and the first failure, if any.
+// publish sends the round's messages asynchronously and waits for every
+// PubAck. It returns the ids of the events acknowledged and the first
+// failure, if any.
 func (r *Relay) publish(ctx context.Context, events []Event) ([]string, error) {
-	futures := make([]jetstream.PubAckFuture, len(events))
-	var errs []error
-	for i, e := range events {
-		data, err := json.Marshal(e)
-		if err == nil {
-			msg := &nats.Msg{Subject: r.Namespace.Subject(e.Type), Data: data, Header: nats.Header{"Content-Type": {"application/json"}}}
-			futures[i], err = r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(e.ID), jetstream.WithExpectStream(r.Namespace.Name(StreamName)))
-		}
+	msgs, errs := r.messages(events)
+	futures := make([]jetstream.PubAckFuture, len(msgs))
+	for i, m := range msgs {
+		msg := &nats.Msg{Subject: m.subject, Data: m.data, Header: nats.Header{"Content-Type": {"application/json"}}}
+		f, err := r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(m.id), jetstream.WithExpectStream(r.Namespace.Name(StreamName)))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", e.ID, err))
+			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", m.id, err))
 		}
+		futures[i] = f
 	}
 	var acked []string
 	for i, f := range futures {
@@ -141,14 +145,74 @@ func (r *Relay) publish(ctx context.Context, events []Event) ([]string, error) {
 		}
 		select {
 		case <-f.Ok():
-			acked = append(acked, events[i].ID)
+			acked = append(acked, msgs[i].events...)
 		case err := <-f.Err():
-			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", events[i].ID, err))
+			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", msgs[i].id, err))
 		case <-ctx.Done():
 			return acked, errors.Join(append(errs, ctx.Err())...)
 		}
 	}
 	return acked, errors.Join(errs...)
+}
+
+// message is one publish of a round.
+type message struct {
+	subject string
+	// id is the Nats-Msg-Id: the event's id, or for several booked events
+	// the first one's id and their number.
+	id     string
+	data   []byte
+	events []string // the outbox ids it carries
+}
+
+// messages puts the round's booked events into one message, an array (see
+// Decode), and every other event into a message of its own. At 7:00 nearly
+// every event is a booking, and a message per booking cost a store write,
+// a PubAck, a delivery and an ack each. Only bookings go together: the
+// waitlist's consumer takes the events that free a place one by one, each
+// its own transaction, and filters them by subject. The bookings' message
+// takes the place of the round's first booking: a booking is its
+// appointment's first event, so no event of an appointment comes before its
+// booking.
+func (r *Relay) messages(events []Event) ([]message, []error) {
+	var msgs []message
+	var errs []error
+	var booked []Event
+	at := -1 // the bookings' place among msgs
+	for _, e := range events {
+		if e.Type != SubjectBooked {
+			msgs, errs = r.add(msgs, errs, e.ID, e.Type, e, e.ID)
+			continue
+		}
+		if at < 0 {
+			at = len(msgs)
+		}
+		booked = append(booked, e)
+	}
+	if len(booked) == 0 {
+		return msgs, errs
+	}
+	rest := append([]message(nil), msgs[at:]...)
+	msgs = msgs[:at]
+	if len(booked) == 1 {
+		msgs, errs = r.add(msgs, errs, booked[0].ID, SubjectBooked, booked[0], booked[0].ID)
+	} else {
+		ids := make([]string, len(booked))
+		for i, e := range booked {
+			ids[i] = e.ID
+		}
+		msgs, errs = r.add(msgs, errs, booked[0].ID+"+"+strconv.Itoa(len(booked)), SubjectBooked, booked, ids...)
+	}
+	return append(msgs, rest...), errs
+}
+
+// add encodes v as the message id of type typ, carrying the events ids.
+func (r *Relay) add(msgs []message, errs []error, id, typ string, v any, ids ...string) ([]message, []error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return msgs, append(errs, fmt.Errorf("outbox: encode %s: %w", id, err))
+	}
+	return append(msgs, message{subject: r.Namespace.Subject(typ), id: id, data: data, events: ids}), errs
 }
 
 func (r *Relay) batch() int {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -30,9 +31,15 @@ func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
 	)
 	// A core subscriber sees every publish, even one the stream drops as a duplicate.
 	sub, err := e.nc.Subscribe(e.ns.Subject("appointment.>"), func(m *nats.Msg) {
+		evs, err := outbox.Decode(m.Data)
+		if err != nil {
+			t.Errorf("undecodable message: %v", err)
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		seen[m.Header.Get(jetstream.MsgIDHeader)]++
+		for _, ev := range evs {
+			seen[ev.ID]++
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -61,8 +68,63 @@ func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
 			t.Errorf("event %s published %d times", id, times)
 		}
 	}
-	if got := e.streamMsgs(); got != n {
+	if got := len(e.streamEvents()); got != n {
 		t.Errorf("stream holds %d events, want %d", got, n)
+	}
+	if got := e.streamMsgs(); got > n/10 {
+		t.Errorf("stream holds %d messages for %d bookings relayed 10 at a time, want at most %d", got, n, n/10)
+	}
+}
+
+// A round's bookings go as one message, in the order they were written;
+// every other event goes alone, so that the waitlist's consumer can take the
+// events that free a place by their subject.
+func TestRoundSendsItsBookingsAsOneMessage(t *testing.T) {
+	e := newEnv(t)
+	e.insertTyped(outbox.SubjectCancelled, 1, 2*time.Minute)
+	e.insertEvents(5, time.Minute)
+	e.insertTyped(outbox.SubjectCancelled, 1, 30*time.Second)
+	want, err := e.db.Query(context.Background(), `SELECT id::text FROM outbox_event ORDER BY created_at, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(want, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, e.relay().Run)
+	e.waitPublished()
+
+	msgs := e.streamMessages()
+	if len(msgs) != 3 {
+		t.Fatalf("stream holds %d messages, want 3 (a cancellation, the bookings, a cancellation)", len(msgs))
+	}
+	booked := msgs[1]
+	if booked.Subject != e.ns.Subject(outbox.SubjectBooked) || booked.Data[0] != '[' {
+		t.Errorf("second message on %s: %.40s…, want the bookings' array", booked.Subject, booked.Data)
+	}
+	if got, want := booked.Header.Get(jetstream.MsgIDHeader), ids[1]+"+5"; got != want {
+		t.Errorf("bookings' Nats-Msg-Id %q, want %q", got, want)
+	}
+	for i, want := range map[int]string{0: ids[0], 2: ids[6]} {
+		m := msgs[i]
+		if m.Subject != e.ns.Subject(outbox.SubjectCancelled) || m.Data[0] != '{' || m.Header.Get(jetstream.MsgIDHeader) != want {
+			t.Errorf("message %d on %s with id %s: %.40s…, want the cancellation %s alone", i, m.Subject,
+				m.Header.Get(jetstream.MsgIDHeader), m.Data, want)
+		}
+	}
+	var got []string
+	for _, m := range msgs {
+		evs, err := outbox.Decode(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			got = append(got, ev.ID)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(ids) {
+		t.Errorf("events on the stream %v, want the outbox's order %v", got, ids)
 	}
 }
 
@@ -73,15 +135,19 @@ func TestRelayDyingBetweenPublishAndMarkStillSendsOneMessage(t *testing.T) {
 		fault func(kill func()) error
 		// takeOver starts a second relay, as another booker would.
 		takeOver bool
+		// events is the number of bookings waiting: several go as one message.
+		events int
 	}{
-		{"marking fails once", func(func()) error { return errors.New("database gone") }, false},
-		{"relay killed after the PubAck", func(kill func()) error { kill(); return context.Canceled }, true},
+		{"marking fails once", func(func()) error { return errors.New("database gone") }, false, 1},
+		{"relay killed after the PubAck", func(kill func()) error { kill(); return context.Canceled }, true, 1},
+		{"marking of three bookings fails once", func(func()) error { return errors.New("database gone") }, false, 3},
+		{"relay of three bookings killed after the PubAck", func(kill func()) error { kill(); return context.Canceled }, true, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			mail := e.startNotifier()
-			e.insertEvents(1, 0)
+			e.insertEvents(tt.events, 0)
 			var calls atomic.Int32
 			var kill func()
 			r := e.relay()
@@ -117,7 +183,7 @@ func TestRelayDyingBetweenPublishAndMarkStillSendsOneMessage(t *testing.T) {
 				t.Errorf("%d e-mails, want 1", got)
 			}
 			if got := e.streamMsgs(); got != 1 {
-				t.Errorf("stream holds %d events, want 1 (the republish is a duplicate)", got)
+				t.Errorf("stream holds %d messages, want 1 (the republish is a duplicate)", got)
 			}
 		})
 	}
