@@ -150,7 +150,8 @@ func decodeAppointment(ev outbox.Event) (outbox.Appointment, error) {
 func (n *Notifier) deadLetter(ctx context.Context, j job, cause error) error {
 	msg := j.d.msg
 	subject := n.Namespace.Subject(DeadSubjectPrefix + n.Namespace.Local(msg.Subject()))
-	dead := &nats.Msg{Subject: subject, Data: j.raw, Header: nats.Header{}}
+	data := j.parkedData()
+	dead := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{}}
 	for k, v := range msg.Headers() {
 		if !strings.HasPrefix(k, "Nats-") { // the original's id and expectations are not the copy's
 			dead.Header[k] = v
@@ -177,6 +178,6 @@ func (n *Notifier) deadLetter(ctx context.Context, j job, cause error) error {
 	}
 	n.Metrics.DeadLetters.Inc()
 	n.Log.Error("notification given up; event parked on the dead-letter subject", "subject", dead.Subject,
-		"deliveries", j.d.delivered, "err", cause, "data", string(j.raw))
+		"deliveries", j.d.delivered, "err", cause, "data", string(data))
 	return nil
 }

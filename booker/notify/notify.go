@@ -151,8 +151,7 @@ type job struct {
 	d       *delivery // the message that brought it
 	ev      outbox.Event
 	appt    outbox.Appointment
-	raw     []byte // the event as it is parked: the message's data, or the event alone
-	err     error  // a malformed event
+	err     error // a malformed event
 	contact contactLookup
 	doctor  string // the doctor's name; empty when unknown
 }
@@ -170,18 +169,29 @@ func newJobs(m jetstream.Msg) []job {
 	}
 	if err != nil {
 		d.left = 1
-		return []job{{d: d, raw: m.Data(), err: fmt.Errorf("%w: %v", errMalformed, err)}}
+		return []job{{d: d, err: fmt.Errorf("%w: %v", errMalformed, err)}}
 	}
 	d.left, d.several = len(evs), !isObject(m.Data())
 	jobs := make([]job, len(evs))
 	for i, ev := range evs {
-		jobs[i] = job{d: d, ev: ev, raw: m.Data()}
-		if d.several {
-			jobs[i].raw, _ = json.Marshal(ev)
-		}
+		jobs[i] = job{d: d, ev: ev}
 		jobs[i].appt, jobs[i].err = decodeAppointment(ev)
 	}
 	return jobs
+}
+
+// parkedData is what the dead-letter subject gets for the job: the message
+// as it came, or the one event of a message of several, encoded alone. It
+// is encoded only when parked, which is rare, rather than for every event.
+func (j job) parkedData() []byte {
+	if !j.d.several {
+		return j.d.msg.Data()
+	}
+	data, err := json.Marshal(j.ev)
+	if err != nil {
+		return j.d.msg.Data()
+	}
+	return data
 }
 
 // doctorNames names the batch's doctors, from the cache as a rule.
