@@ -1,7 +1,6 @@
 package notify
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,12 +124,6 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// isObject is true for a message of one event, false for an array of them.
-func isObject(data []byte) bool {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	return len(data) == 0 || data[0] != '['
 }
 
 func decodeAppointment(ev outbox.Event) (outbox.Appointment, error) {

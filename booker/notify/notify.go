@@ -171,7 +171,7 @@ func newJobs(m jetstream.Msg) []job {
 		d.left = 1
 		return []job{{d: d, err: fmt.Errorf("%w: %v", errMalformed, err)}}
 	}
-	d.left, d.several = len(evs), !isObject(m.Data())
+	d.left, d.several = len(evs), outbox.Several(m.Data())
 	jobs := make([]job, len(evs))
 	for i, ev := range evs {
 		jobs[i] = job{d: d, ev: ev}

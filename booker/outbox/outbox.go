@@ -41,8 +41,7 @@ type Event struct {
 // array is the booked events of one relay round (see Relay). Consumers read
 // both: a stream may hold messages of either kind.
 func Decode(data []byte) ([]Event, error) {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	if len(data) > 0 && data[0] == '[' {
+	if Several(data) {
 		var evs []Event
 		if err := json.Unmarshal(data, &evs); err != nil {
 			return nil, err
@@ -54,6 +53,13 @@ func Decode(data []byte) ([]Event, error) {
 		return nil, err
 	}
 	return []Event{e}, nil
+}
+
+// Several is true for a message of several events (an array), false for a
+// message of one.
+func Several(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) > 0 && data[0] == '['
 }
 
 // Appointment is the Data of the appointment events, as booker/postgres

@@ -120,7 +120,9 @@ func (o *Offers) handle(ctx context.Context, m jetstream.Msg) {
 }
 
 // freedPlace reads the place a cancellation, an expiry or a move (its old
-// slot) freed.
+// slot) freed. Bookings free nothing: this consumer sees them only on a
+// server that takes one filter subject, and a relay round's bookings, sent
+// together as an array (see outbox.Decode), are not an event here either.
 func freedPlace(data []byte) (postgres.FreedPlace, bool) {
 	var ev outbox.Event
 	var a outbox.Appointment
