@@ -206,7 +206,8 @@ func (r *Relay) messages(events []Event) ([]message, []error) {
 	return append(msgs, rest...), errs
 }
 
-// add encodes v as the message id of type typ, carrying the events ids.
+// add appends to msgs the message id of type typ: v encoded, carrying the
+// events ids; an encoding failure goes to errs instead.
 func (r *Relay) add(msgs []message, errs []error, id, typ string, v any, ids ...string) ([]message, []error) {
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -71,8 +71,10 @@ func TestTwoRelaysPublishEachEventOnce(t *testing.T) {
 	if got := len(e.streamEvents()); got != n {
 		t.Errorf("stream holds %d events, want %d", got, n)
 	}
-	if got := e.streamMsgs(); got > n/10 {
-		t.Errorf("stream holds %d messages for %d bookings relayed 10 at a time, want at most %d", got, n, n/10)
+	// Rounds of 10 make 30 messages; a round cut short by the other relay's
+	// locks may make a few more, never one per booking.
+	if got := e.streamMsgs(); got > n/5 {
+		t.Errorf("stream holds %d messages for %d bookings relayed 10 at a time, want at most %d", got, n, n/5)
 	}
 }
 
