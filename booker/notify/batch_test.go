@@ -1,15 +1,22 @@
 package notify_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"termin/booker/internal/testkit"
 	"termin/booker/notify"
 	"termin/booker/outbox"
+	"termin/migrations/pgtest"
+	"termin/shared/poll"
 )
 
 // A relay round's bookings come as one message; each event in it is
@@ -96,5 +103,65 @@ func assertParkedAlone(t *testing.T, msg *nats.Msg, want []byte) {
 	}
 	if got := msg.Header.Get("Notify-Deliveries"); got != fmt.Sprint(1) {
 		t.Errorf("the malformed event parked on delivery %s, want its first", got)
+	}
+}
+
+// A message whose events outlast the consumer's AckWait, waiting for the one
+// worker and sent slowly, is kept in hand and not delivered again.
+func TestMessageLongInHandIsNotDeliveredAgain(t *testing.T) {
+	db, _ := pgtest.Pool(t, 16)
+	nc, js, ns := testkit.NATS(t)
+	e := &env{t: t, db: db, nc: nc, js: js, ns: ns}
+	ctx := context.Background()
+	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
+		t.Fatal(err)
+	}
+	const ackWait = 500 * time.Millisecond
+	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
+		Durable: "slow", FilterSubject: ns.Subject("appointment.>"), AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: ackWait, MaxDeliver: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mail := &slowSender{pause: 200 * time.Millisecond}
+	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, Workers: 1,
+		Progress: ackWait / 5, Metrics: notify.NewMetrics(prometheus.NewRegistry()), Log: testLogger(), Mail: mail}
+	run(t, n.Run)
+	var events [][]byte
+	for p := int64(1); p <= 5; p++ { // 1 s of sends, twice the AckWait
+		e.contact(100+p, "Anna", fmt.Sprintf("p%d@example.org", p), "", "en")
+		events = append(events, e.event(outbox.SubjectBooked, 100+p, 1000+p))
+	}
+	e.publish(array(t, events...), "round-1")
+
+	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+		if got := mail.sent.Load(); got < 5 {
+			return fmt.Errorf("%d of 5 e-mails sent", got)
+		}
+		return testkit.Settled(cons)
+	})
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The consumer's sequence counts every delivery, each redelivery too.
+	if info.Delivered.Consumer != 1 || mail.sent.Load() != 5 {
+		t.Errorf("one message delivered %d times, %d e-mails sent; want once and 5", info.Delivered.Consumer, mail.sent.Load())
+	}
+}
+
+// slowSender takes pause for each message it sends.
+type slowSender struct {
+	pause time.Duration
+	sent  atomic.Int32
+}
+
+func (s *slowSender) Send(ctx context.Context, _ string, _ notify.Message) error {
+	select {
+	case <-time.After(s.pause):
+		s.sent.Add(1)
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

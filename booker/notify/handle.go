@@ -34,7 +34,8 @@ func (e *sendError) Unwrap() error { return e.err }
 type delivery struct {
 	msg       jetstream.Msg
 	delivered uint64
-	several   bool // an array of events, each parked on its own
+	several   bool    // an array of events, each parked on its own
+	hand      *inHand // the messages not settled yet
 	mu        sync.Mutex
 	left      int
 	retry     bool
@@ -79,6 +80,9 @@ func (n *Notifier) settle(d *delivery, retry, parked bool) {
 	d.retry, d.parked = d.retry || retry, d.parked || parked
 	last := d.left == 0
 	d.mu.Unlock()
+	if last {
+		d.hand.remove(d)
+	}
 	switch {
 	case !last:
 	case d.retry:

@@ -56,8 +56,14 @@ type Notifier struct {
 	// Workers bounds the events handled at once, and so the database
 	// connections held while a message is sent; 0 means 4.
 	Workers int
-	Metrics *Metrics
-	Log     *slog.Logger
+	// Progress is how often the stream hears that a message is still in
+	// hand: a message of a round's bookings waits for its events' turns and
+	// sends, which on a slow channel outlast the consumer's AckWait, after
+	// which the stream would deliver it again. 0 means 30 s, a quarter of
+	// the AckWait Setup gives.
+	Progress time.Duration
+	Metrics  *Metrics
+	Log      *slog.Logger
 }
 
 // Setup creates or updates the notifier's durable consumer on EVENTS (which
@@ -104,6 +110,8 @@ func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace, rep
 func (n *Notifier) Run(ctx context.Context) error {
 	jobs := make(chan job, fetchBatch)
 	work := context.WithoutCancel(ctx) // events in hand are finished after shutdown begins
+	hand := newInHand()
+	defer n.keepInHand(hand)() // until the last worker is done
 	var wg sync.WaitGroup
 	for range n.workers() {
 		wg.Go(func() {
@@ -126,7 +134,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 		}
 		var batch []job
 		for _, m := range msgs {
-			batch = append(batch, newJobs(m)...)
+			batch = append(batch, newJobs(m, hand)...)
 		}
 		contacts := n.preload(work, batch)
 		doctors := n.doctorNames(work, batch)
@@ -158,8 +166,9 @@ type job struct {
 
 // newJobs decodes a message into its events; a message that is not one
 // event or an array of them is one malformed job.
-func newJobs(m jetstream.Msg) []job {
-	d := &delivery{msg: m, delivered: 1}
+func newJobs(m jetstream.Msg, hand *inHand) []job {
+	d := &delivery{msg: m, delivered: 1, hand: hand}
+	hand.add(d)
 	if meta, err := m.Metadata(); err == nil {
 		d.delivered = meta.NumDelivered
 	}
@@ -237,6 +246,13 @@ func (n *Notifier) workers() int {
 		return n.Workers
 	}
 	return 4
+}
+
+func (n *Notifier) progress() time.Duration {
+	if n.Progress > 0 {
+		return n.Progress
+	}
+	return 30 * time.Second
 }
 
 func (n *Notifier) maxDeliver() uint64 {
