@@ -40,10 +40,7 @@ func TestMessageOfSeveralBookingsIsHandledEventByEvent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, maxDeliver)
-			dead, err := e.nc.SubscribeSync(e.ns.Subject(notify.DeadSubjectPrefix + ">"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			dead := e.deadLetters()
 			if tt.refuse != 0 {
 				e.mail.Refuse(tt.refuse)
 			}

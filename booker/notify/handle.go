@@ -34,8 +34,8 @@ func (e *sendError) Unwrap() error { return e.err }
 type delivery struct {
 	msg       jetstream.Msg
 	delivered uint64
-	several   bool    // an array of events, each parked on its own
-	hand      *inHand // the messages not settled yet
+	several   bool      // an array of events, each parked on its own
+	hand      *sync.Map // the messages not settled yet (see keepInHand)
 	mu        sync.Mutex
 	left      int
 	retry     bool
@@ -81,7 +81,7 @@ func (n *Notifier) settle(d *delivery, retry, parked bool) {
 	last := d.left == 0
 	d.mu.Unlock()
 	if last {
-		d.hand.remove(d)
+		d.hand.Delete(d)
 	}
 	switch {
 	case !last:

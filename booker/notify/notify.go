@@ -110,8 +110,8 @@ func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace, rep
 func (n *Notifier) Run(ctx context.Context) error {
 	jobs := make(chan job, fetchBatch)
 	work := context.WithoutCancel(ctx) // events in hand are finished after shutdown begins
-	hand := newInHand()
-	defer n.keepInHand(hand)() // until the last worker is done
+	var hand sync.Map                  // *delivery: the messages in hand
+	defer n.keepInHand(&hand)()        // until the last worker is done
 	var wg sync.WaitGroup
 	for range n.workers() {
 		wg.Go(func() {
@@ -134,7 +134,7 @@ func (n *Notifier) Run(ctx context.Context) error {
 		}
 		var batch []job
 		for _, m := range msgs {
-			batch = append(batch, newJobs(m, hand)...)
+			batch = append(batch, newJobs(m, &hand)...)
 		}
 		contacts := n.preload(work, batch)
 		doctors := n.doctorNames(work, batch)
@@ -166,9 +166,9 @@ type job struct {
 
 // newJobs decodes a message into its events; a message that is not one
 // event or an array of them is one malformed job.
-func newJobs(m jetstream.Msg, hand *inHand) []job {
+func newJobs(m jetstream.Msg, hand *sync.Map) []job {
 	d := &delivery{msg: m, delivered: 1, hand: hand}
-	hand.add(d)
+	hand.Store(d, nil)
 	if meta, err := m.Metadata(); err == nil {
 		d.delivered = meta.NumDelivered
 	}

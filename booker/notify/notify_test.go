@@ -197,10 +197,7 @@ func TestFailingSMTPEndsOnDeadLetterSubject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, maxDeliver)
-			dead, err := e.nc.SubscribeSync(e.ns.Subject(notify.DeadSubjectPrefix + ">"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			dead := e.deadLetters()
 			e.mail.Refuse(tt.code)
 			e.contact(77, "Anna", "anna@example.org", "+491701234567", "de")
 			b := e.mustBook(e.slot(42, winter, 1), 77)
@@ -248,6 +245,16 @@ func (e *env) assertDeadLetter(msg *nats.Msg, appointmentID int64, deliveries in
 	if appt.AppointmentID != appointmentID || msg.Header.Get("Notify-Error") == "" {
 		t.Errorf("dead letter for appointment %d, error %q", appt.AppointmentID, msg.Header.Get("Notify-Error"))
 	}
+}
+
+// deadLetters subscribes to the dead-letter subjects.
+func (e *env) deadLetters() *nats.Subscription {
+	e.t.Helper()
+	sub, err := e.nc.SubscribeSync(e.ns.Subject(notify.DeadSubjectPrefix + ">"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return sub
 }
 
 // assertParked checks that the dead-letter stream keeps n events.

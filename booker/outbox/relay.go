@@ -175,35 +175,38 @@ type message struct {
 // appointment's first event, so no event of an appointment comes before its
 // booking.
 func (r *Relay) messages(events []Event) ([]message, []error) {
+	var booked []Event
+	for _, e := range events {
+		if e.Type == SubjectBooked {
+			booked = append(booked, e)
+		}
+	}
 	var msgs []message
 	var errs []error
-	var booked []Event
-	at := -1 // the bookings' place among msgs
+	placed := false
 	for _, e := range events {
-		if e.Type != SubjectBooked {
+		switch {
+		case e.Type != SubjectBooked:
 			msgs, errs = r.add(msgs, errs, e.ID, e.Type, e, e.ID)
-			continue
+		case !placed:
+			placed = true
+			msgs, errs = r.addBookings(msgs, errs, booked)
 		}
-		if at < 0 {
-			at = len(msgs)
-		}
-		booked = append(booked, e)
 	}
-	if len(booked) == 0 {
-		return msgs, errs
-	}
-	rest := append([]message(nil), msgs[at:]...)
-	msgs = msgs[:at]
+	return msgs, errs
+}
+
+// addBookings appends the bookings' message: one event alone, several as an
+// array.
+func (r *Relay) addBookings(msgs []message, errs []error, booked []Event) ([]message, []error) {
 	if len(booked) == 1 {
-		msgs, errs = r.add(msgs, errs, booked[0].ID, SubjectBooked, booked[0], booked[0].ID)
-	} else {
-		ids := make([]string, len(booked))
-		for i, e := range booked {
-			ids[i] = e.ID
-		}
-		msgs, errs = r.add(msgs, errs, booked[0].ID+"+"+strconv.Itoa(len(booked)), SubjectBooked, booked, ids...)
+		return r.add(msgs, errs, booked[0].ID, SubjectBooked, booked[0], booked[0].ID)
 	}
-	return append(msgs, rest...), errs
+	ids := make([]string, len(booked))
+	for i, e := range booked {
+		ids[i] = e.ID
+	}
+	return r.add(msgs, errs, booked[0].ID+"+"+strconv.Itoa(len(booked)), SubjectBooked, booked, ids...)
 }
 
 // add appends to msgs the message id of type typ: v encoded, carrying the
