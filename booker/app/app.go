@@ -90,7 +90,8 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
-		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann}, metrics)
+		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann,
+		Decided: a.events.wake}, metrics)
 	a.startHoldExpiry(ann)
 	if err := a.startSchedules(); err != nil {
 		return err

@@ -17,6 +17,8 @@ import (
 type events struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// wake tells this booker's relay of a decided batch (nil without a relay).
+	wake func()
 }
 
 // startEvents creates the events stream and starts what the configuration
@@ -40,6 +42,7 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 	a.events.cancel = cancel
 	if !a.cfg.DisableRelay {
 		relay := &outbox.Relay{DB: a.db, JS: js, Namespace: a.cfg.Stream.Namespace, Log: a.cfg.Logger}
+		a.events.wake = relay.Wake
 		a.background(func() { _ = relay.Run(run) })
 		job, err := a.reminderJob()
 		if err != nil {

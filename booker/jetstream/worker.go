@@ -43,6 +43,10 @@ type Worker struct {
 	// MaxDeliver is the consumer's bound on deliveries: the last one of a
 	// command that still cannot be decided parks it. 0 means unbounded.
 	MaxDeliver int
+	// Decided, when set, is told after each batch's transaction: the outbox
+	// relay's wake, so that a booking's event is not kept waiting for the
+	// end of a relay's rest.
+	Decided func()
 	// oneByOne is set once the server turned out to lack batched reads.
 	oneByOne atomic.Bool
 }
@@ -95,6 +99,9 @@ func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
 	w.Metrics.BatchSize.Observe(float64(len(entries)))
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
+	if w.Decided != nil {
+		w.Decided()
+	}
 	p := &pending{done: make(chan struct{}), keys: make(map[string]bool, len(entries))}
 	for _, e := range entries {
 		p.keys[e.key()] = true

@@ -135,7 +135,13 @@ func (e *env) unpublished() int {
 
 func (e *env) waitPublished() {
 	e.t.Helper()
-	poll.For(e.t, 20*time.Second, 20*time.Millisecond, func() error {
+	e.waitPublishedWithin(20 * time.Second)
+}
+
+// waitPublishedWithin waits until no outbox row is left unpublished.
+func (e *env) waitPublishedWithin(d time.Duration) {
+	e.t.Helper()
+	poll.For(e.t, d, 20*time.Millisecond, func() error {
 		if n := e.unpublished(); n != 0 {
 			return fmt.Errorf("%d outbox rows unpublished", n)
 		}

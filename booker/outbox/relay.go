@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,10 +37,15 @@ type Relay struct {
 	Batch int
 	// Idle is the pause after a round that found less than a full batch; 0 means 100 ms.
 	Idle time.Duration
+	// Rest bounds the pause after a round that found nothing: it doubles from
+	// Idle up to Rest, and Wake ends it. 0 means 1 s.
+	Rest time.Duration
 	Log  *slog.Logger
 	// beforeMark runs after the PubAcks and before the rows are deleted; fault
 	// tests make it fail to play a relay killed in between.
 	beforeMark func(ctx context.Context) error
+	wake       wake
+	rounds     atomic.Int64 // for tests: how often it asked the database
 }
 
 // retryPause is the pause after a failed round (database or NATS away).
@@ -51,22 +57,17 @@ const roundTimeout = 10 * time.Second
 // Run relays until ctx is cancelled; a round in progress is finished first.
 func (r *Relay) Run(ctx context.Context) error {
 	var wait time.Duration
+	resting := false
 	for {
-		select {
-		case <-ctx.Done():
+		if !r.pause(ctx, wait, resting) {
 			return nil
-		case <-time.After(wait):
 		}
 		n, err := r.round(ctx)
-		switch {
-		case err != nil:
+		r.rounds.Add(1)
+		if err != nil {
 			r.Log.Warn("outbox relay round failed; retrying", "err", err, "claimed", n)
-			wait = retryPause
-		case n == r.batch():
-			wait = 0 // a full batch: more are likely waiting
-		default:
-			wait = r.idle()
 		}
+		wait, resting = r.next(wait, n, err)
 	}
 }
 
@@ -224,11 +225,4 @@ func (r *Relay) batch() int {
 		return r.Batch
 	}
 	return 100
-}
-
-func (r *Relay) idle() time.Duration {
-	if r.Idle > 0 {
-		return r.Idle
-	}
-	return 100 * time.Millisecond
 }
