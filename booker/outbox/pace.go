@@ -26,8 +26,12 @@ func (r *Relay) next(last time.Duration, n int, err error) (wait time.Duration, 
 	}
 }
 
-// pause waits d, or while resting until Wake; false once ctx ends.
+// pause waits d, or while resting until Wake; false once ctx ends. Behind
+// a full batch it waits for nothing: rounds go back to back under load.
 func (r *Relay) pause(ctx context.Context, d time.Duration, resting bool) bool {
+	if d <= 0 && !resting {
+		return ctx.Err() == nil
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	var woken <-chan struct{}
@@ -72,8 +76,9 @@ func (r *Relay) idle() time.Duration {
 }
 
 func (r *Relay) rest() time.Duration {
-	if r.Rest > 0 {
-		return max(r.Rest, r.idle())
+	rest := r.Rest
+	if rest <= 0 {
+		rest = time.Second
 	}
-	return max(time.Second, r.idle())
+	return max(rest, r.idle())
 }
