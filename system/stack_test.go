@@ -105,7 +105,7 @@ func (s *stack) startGatewayWith(adjust func(*gatewayapp.Config)) *gatewayapp.Ap
 	room.Secret = testLotterySecret // common to the stack's gateways, as in a deployment
 	cfg := gatewayapp.Config{
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
-		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, ReadConns: 4,
+		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, PackWait: gatewayapp.DefaultPackWait, ReadConns: 4,
 		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: noAuth,
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: room, ListTTL: 2 * time.Second,
 	}

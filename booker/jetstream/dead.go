@@ -30,7 +30,15 @@ const (
 	DeadReasonHeader     = "Termin-Dead-Reason"
 	DeadFromHeader       = "Termin-Dead-From"
 	DeadDeliveriesHeader = "Termin-Dead-Deliveries"
+	// DeadSizeHeader is the size of a message longer than the stream keeps
+	// (maxDeadData): its first maxDeadData bytes are parked. Only a message
+	// no gateway makes is that long.
+	DeadSizeHeader = "Termin-Dead-Size"
 )
+
+// maxDeadData is the most of a message the dead-letter stream keeps: an
+// envelope at its bounds, parked whole when it cannot be read.
+const maxDeadData = shared.MaxEnvelopeBytes
 
 // Reasons a command is parked; they are the metric's label values.
 const (
@@ -56,7 +64,7 @@ func setupDead(ctx context.Context, js jetstream.JetStream, cfg Config) error {
 		MaxAge:      deadMaxAge,
 		MaxBytes:    64 << 20,
 		MaxMsgs:     100_000,
-		MaxMsgSize:  maxCommandBytes + 1024,
+		MaxMsgSize:  maxDeadData + 1024,
 		Discard:     jetstream.DiscardOld,
 	})
 	if err != nil {
@@ -85,6 +93,10 @@ func deadReason(err error, delivered uint64, maxDeliver int) string {
 func (w *Worker) park(ctx context.Context, e *entry, reason string) {
 	subject := w.Namespace.Subject(DeadSubject) + "." + reason
 	parked := &nats.Msg{Subject: subject, Data: e.msg.Data(), Header: nats.Header{}}
+	if n := len(parked.Data); n > maxDeadData {
+		parked.Data = parked.Data[:maxDeadData]
+		parked.Header.Set(DeadSizeHeader, strconv.Itoa(n))
+	}
 	why := e.err.Error()
 	if len(why) > maxDeadReason {
 		why = why[:maxDeadReason]
@@ -94,7 +106,11 @@ func (w *Worker) park(ctx context.Context, e *entry, reason string) {
 	parked.Header.Set(DeadDeliveriesHeader, strconv.FormatUint(e.delivered, 10))
 	var opts []jetstream.PublishOpt
 	if meta, err := e.msg.Metadata(); err == nil {
-		opts = append(opts, jetstream.WithMsgID("dead."+strconv.FormatUint(meta.Sequence.Stream, 10)))
+		id := "dead." + strconv.FormatUint(meta.Sequence.Stream, 10)
+		if s, ok := e.msg.(*share); ok { // one of an envelope's: each parks under its own id
+			id += "." + strconv.Itoa(s.part)
+		}
+		opts = append(opts, jetstream.WithMsgID(id))
 	}
 	if _, err := w.JS.PublishMsg(ctx, parked, opts...); err != nil {
 		w.Log.Error("dead-letter publish failed; keeping the command", "subject", e.msg.Subject(), "err", err)

@@ -46,8 +46,9 @@ func NewEntry(cmd shared.Command) *Entry { return &entry{cmd: cmd} }
 // CommandOf is the entry's command.
 func CommandOf(e *Entry) shared.Command { return e.cmd }
 
-// Parse reads a pulled message as the pool does.
-func (w *Worker) Parse(m jetstream.Msg) *Entry { return w.parse(m) }
+// Parse reads a pulled message as the pool does: one entry, or one per
+// command of an envelope.
+func (w *Worker) Parse(m jetstream.Msg) []*Entry { return w.parse(m) }
 
 // LaneOf routes an entry among lanes.
 func LaneOf(e *Entry, lanes int) int { return laneOf(e, lanes) }
@@ -111,9 +112,9 @@ func (w *Worker) RecordBatch(ctx context.Context, cmds []shared.Command, ds []sh
 // Handle decides msgs as one batch, as a lane hands them over, and waits
 // until each is answered and acknowledged.
 func (w *Worker) Handle(ctx context.Context, msgs []jetstream.Msg) {
-	entries := make([]*entry, len(msgs))
-	for i, m := range msgs {
-		entries[i] = w.parse(m)
+	var entries []*entry
+	for _, m := range msgs {
+		entries = append(entries, w.parse(m)...)
 	}
 	w.HandleBatch(ctx, entries).wait()
 }

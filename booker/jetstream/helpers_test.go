@@ -156,8 +156,14 @@ func (q *queue) publish(doctor int64, msgID string, data []byte) {
 // reply waits for the next decision sent to the test's inbox.
 func (q *queue) reply() shared.Decision {
 	q.t.Helper()
+	return q.replyOn(q.replies)
+}
+
+// replyOn waits for the next decision on ch.
+func (q *queue) replyOn(ch <-chan shared.Decision) shared.Decision {
+	q.t.Helper()
 	select {
-	case d := <-q.replies:
+	case d := <-ch:
 		return d
 	case <-time.After(10 * time.Second):
 		q.t.Fatal("no reply within 10 s")

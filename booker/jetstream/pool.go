@@ -71,7 +71,7 @@ func (p *Pool) drain(ctx context.Context, l *lane) {
 	}
 }
 
-// pull routes the iterator's messages to lanes by subject until the iterator closes.
+// pull routes the iterator's commands to lanes until the iterator closes.
 func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
 	for {
 		m, err := it.Next()
@@ -83,8 +83,9 @@ func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		e := p.Worker.parse(m)
-		lanes[laneOf(e, len(lanes))].push(e)
+		for _, e := range p.Worker.parse(m) {
+			lanes[laneOf(e, len(lanes))].push(e)
+		}
 	}
 }
 

@@ -31,13 +31,12 @@ type batchedReply struct {
 // take batches or its reply subject has no inbox to batch on.
 func (r *replies) add(e *entry) {
 	e.replied = true
-	h := e.msg.Headers()
-	subject := h.Get(shared.ReplyHeader)
+	subject := e.reply
 	if subject == "" {
 		return
 	}
 	inbox, token, ok := splitReply(subject)
-	if !ok || h.Get(shared.RepliesHeader) != shared.RepliesBatched {
+	if !ok || !e.batched {
 		r.w.reply(subject, e)
 		return
 	}

@@ -53,8 +53,12 @@ type Worker struct {
 
 // entry is one message of a batch on its way to a decision.
 type entry struct {
-	msg       jetstream.Msg
-	cmd       shared.Command
+	msg carrier
+	cmd shared.Command
+	// reply is the subject the decision goes to, and batched whether the
+	// gateway also takes it inside a batch of replies (shared.RepliesHeader).
+	reply     string
+	batched   bool
 	delivered uint64
 	queued    time.Time // when it reached its lane
 	decision  shared.Decision
@@ -156,18 +160,25 @@ func commandKey(cmd shared.Command) string {
 	return shared.CancelMsgID(cmd.AppointmentID)
 }
 
-// parse reads a pulled message once; the entry carries the command through
-// routing, batching and the decision.
-func (w *Worker) parse(m jetstream.Msg) *entry {
-	e := &entry{msg: m, delivered: 1}
+// parse reads a pulled message once, into an entry per command: one, or
+// each of an envelope's. The entry carries its command through routing,
+// batching and the decision.
+func (w *Worker) parse(m jetstream.Msg) []*entry {
+	delivered := uint64(1)
 	if meta, err := m.Metadata(); err == nil {
-		e.delivered = meta.NumDelivered
+		delivered = meta.NumDelivered
 	}
-	if e.delivered > 1 {
+	if delivered > 1 {
 		w.Metrics.Redelivered.Inc()
 	}
-	e.cmd, e.err = decodeCommand(m.Data(), m.Headers().Get(shared.ReplyHeader))
-	return e
+	if isEnvelope(m.Subject()) {
+		return w.unpack(m, delivered)
+	}
+	h := m.Headers()
+	e := &entry{msg: m, delivered: delivered, reply: h.Get(shared.ReplyHeader),
+		batched: h.Get(shared.RepliesHeader) == shared.RepliesBatched}
+	e.cmd, e.err = decodeCommand(m.Data(), e.reply)
+	return []*entry{e}
 }
 
 // decodeCommand reads and checks a command as the gateway makes it: at most

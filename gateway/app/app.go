@@ -69,7 +69,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	qcfg := jetstream.Config{Namespace: a.cfg.Namespace, SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget,
 		PublishTimeout: a.cfg.PublishTimeout, MaxWait: 10 * time.Minute, ConfirmAfter: jetstream.DefaultConfirmAfter(a.cfg.ReplyBudget),
-		Bookings: reads}
+		PackWait: a.cfg.PackWait, Bookings: reads}
 	if err := waitFor(ctx, "booking queue", func() (err error) {
 		a.queue, err = jetstream.New(ctx, a.nc, qcfg, a.cfg.Logger)
 		return err

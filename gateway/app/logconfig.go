@@ -21,6 +21,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("auth_issuer", c.Auth.Issuer), slog.String("auth_audience", c.Auth.Audience),
 		envconf.Dur("auth_max_lifetime", c.Auth.MaxLifetime),
 		envconf.Dur("reply_budget", c.ReplyBudget), envconf.Dur("publish_timeout", c.PublishTimeout),
+		envconf.Dur("pack_wait", c.PackWait),
 		slog.Int("read_conns", int(c.ReadConns)), slog.String("subject_prefix", c.SubjectPrefix),
 		slog.Int("rate_limit", c.RateLimit), envconf.Dur("rate_window", c.RateWindow),
 		slog.Int("admission_margin", c.Room.Margin), slog.Int("max_waiting", c.Room.MaxTickets),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,6 +34,8 @@ type bus struct {
 	// rows, when set, is where decideAll's booker keeps its bookings instead
 	// of the decisions bucket, as the booker does for plain bookings.
 	rows *bookingRows
+	// subjects are the subjects of the messages decideAll's booker pulled.
+	subjects chan string
 }
 
 // bookingRows stands for plain bookings' appointment rows, the only record
@@ -134,24 +137,21 @@ func (b *bus) decideAll() <-chan shared.Command {
 		b.t.Fatal(err)
 	}
 	seen := make(chan shared.Command, 100)
+	b.subjects = make(chan string, 100)
 	cc, err := cons.Consume(func(m natsjs.Msg) {
-		var cmd shared.Command
-		if err := json.Unmarshal(m.Data(), &cmd); err != nil {
+		b.subjects <- m.Subject()
+		cmds, replies, err := commandsOf(m)
+		if err != nil {
 			_ = m.Term()
 			return
 		}
-		seen <- cmd
-		time.Sleep(b.decideAfter)
-		d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3, RequestID: cmd.RequestID,
-			Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
-		data, _ := json.Marshal(d)
-		if b.rows != nil {
-			b.rows.put(cmd, d.Appointment)
-		} else if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
-			_ = m.Nak()
-			return
+		for i, cmd := range cmds {
+			seen <- cmd
+			if !b.decide(cmd, replies[i]) {
+				_ = m.Nak()
+				return
+			}
 		}
-		_ = b.nc.Publish(m.Headers().Get(shared.ReplyHeader), data)
 		_ = m.Ack()
 	})
 	if err != nil {
@@ -159,6 +159,44 @@ func (b *bus) decideAll() <-chan shared.Command {
 	}
 	b.t.Cleanup(cc.Stop)
 	return seen
+}
+
+// decide books cmd and answers it on reply, as decideAll's booker does; it
+// reports false when the booking could not be put on record.
+func (b *bus) decide(cmd shared.Command, reply string) bool {
+	time.Sleep(b.decideAfter)
+	d := shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: cmd.SlotID, Left: 3, RequestID: cmd.RequestID,
+		Appointment: &shared.Appointment{ID: 1000 + cmd.PatientID, SlotID: cmd.SlotID, PatientID: cmd.PatientID, Status: "BOOKED"}}
+	data, _ := json.Marshal(d)
+	if b.rows != nil {
+		b.rows.put(cmd, d.Appointment)
+	} else if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
+		return false
+	}
+	_ = b.nc.Publish(reply, data)
+	return true
+}
+
+// commandsOf reads a pulled message as a booker does: one command, or each
+// of an envelope's, with the subject its decision goes to.
+func commandsOf(m natsjs.Msg) ([]shared.Command, []string, error) {
+	if !strings.HasSuffix(m.Subject(), "."+shared.EnvelopeToken) {
+		var cmd shared.Command
+		err := json.Unmarshal(m.Data(), &cmd)
+		return []shared.Command{cmd}, []string{m.Headers().Get(shared.ReplyHeader)}, err
+	}
+	var env shared.Envelope
+	if err := json.Unmarshal(m.Data(), &env); err != nil {
+		return nil, nil, err
+	}
+	cmds, replies := make([]shared.Command, len(env.Commands)), make([]string, len(env.Commands))
+	for i, raw := range env.Commands {
+		if err := json.Unmarshal(raw, &cmds[i]); err != nil {
+			return nil, nil, err
+		}
+		replies[i] = env.Inbox + "." + cmds[i].RequestID
+	}
+	return cmds, replies, nil
 }
 
 // pubAcks counts the booking stream's PubAcks from here on: they go to

@@ -44,6 +44,12 @@ type Config struct {
 	// decode on every booking, to guard against a loss that is rare. Zero
 	// waits for the PubAck of every command before its decision.
 	ConfirmAfter time.Duration
+	// PackWait, when positive and ConfirmAfter is too, gathers the bookings
+	// submitted within it into one stream message (shared.Envelope): one
+	// store write, delivery and acknowledgement for all of them. A booking
+	// waits at most PackWait longer to be sent; the booker's batch wait is
+	// several times longer. Other commands are sent alone.
+	PackWait time.Duration
 	// Bookings reads a plain booking's appointment row, the only record the
 	// booker keeps of it, when the decisions bucket has none for its key.
 	// Nil reads the bucket alone, as for a booker that records every
@@ -72,6 +78,8 @@ type Queue struct {
 	waiting map[string]chan shared.Decision
 	// lateness is what decisions take now, in nanoseconds (see learn).
 	lateness atomic.Int64
+	// packer gathers bookings into envelopes; nil without PackWait.
+	packer *packer
 }
 
 var _ gateway.Queue = (*Queue)(nil)
@@ -89,6 +97,9 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 	}
 	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log,
 		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
+	if cfg.PackWait > 0 && cfg.ConfirmAfter > 0 {
+		q.packer = &packer{q: q, wait: cfg.PackWait}
+	}
 	q.sub, err = nc.Subscribe(q.inbox+".*", q.deliver)
 	if err != nil {
 		return nil, err
@@ -161,12 +172,17 @@ func (q *Queue) message(doctorID int64, msgID, reply string, cmd shared.Command)
 	if err != nil {
 		return nil, err
 	}
+	return q.wrap(doctorID, msgID, reply, data), nil
+}
+
+// wrap is an encoded command as the stream keeps it (message).
+func (q *Queue) wrap(doctorID int64, msgID, reply string, data []byte) *nats.Msg {
 	msg := nats.NewMsg(shared.Subject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix), doctorID))
 	msg.Data = data
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)
 	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
-	return msg, nil
+	return msg
 }
 
 // send publishes a command without waiting for the stream's PubAck. It

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/gateway"
 	"termin/shared"
@@ -21,19 +20,28 @@ import (
 func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error) {
 	reply, ch, forget := q.expect()
 	cmd.RequestID = reply[len(q.inbox)+1:]
+	out := make(chan shared.Decision, 1)
+	sent := time.Now()
+	if q.packer != nil && cmd.Kind == shared.KindBook {
+		pk, err := q.pack(doctorID, msgID, reply, cmd)
+		if err != nil {
+			forget()
+			return nil, err
+		}
+		go q.follow(out, ch, forget, func() (*jetstream.PubAck, error) { return pk.confirm(q, cmd) }, cmd, sent)
+		return out, nil
+	}
 	msg, err := q.message(doctorID, msgID, reply, cmd)
 	if err != nil {
 		forget()
 		return nil, err
 	}
-	out := make(chan shared.Decision, 1)
-	sent := time.Now()
 	if q.cfg.ConfirmAfter > 0 {
 		if err := q.send(msg); err != nil {
 			forget()
 			return nil, err
 		}
-		go q.follow(out, ch, forget, msg, cmd, sent)
+		go q.follow(out, ch, forget, func() (*jetstream.PubAck, error) { return q.publish(context.Background(), msg, cmd) }, cmd, sent)
 		return out, nil
 	}
 	ack, err := q.publish(ctx, msg, cmd)
@@ -43,6 +51,16 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 	}
 	go q.await(out, ch, forget, cmd, ack.Duplicate, sent)
 	return out, nil
+}
+
+// pack sends a booking in the current envelope and returns the envelope,
+// which a late decision publishes again whole.
+func (q *Queue) pack(doctorID int64, msgID, reply string, cmd shared.Command) (*pack, error) {
+	data, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return q.packer.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data})
 }
 
 // await waits for the decision of a command the stream holds. When the
@@ -104,13 +122,15 @@ const (
 )
 
 // follow waits for the decision of a command sent without a PubAck. Past
-// its confirmWait it publishes the command again with a PubAck: the stream
+// its confirmWait it publishes the command (or its envelope) again with a
+// PubAck (confirm): the stream
 // then answers that it holds it already (a duplicate: the command may be
 // another gateway's, so the key's record is read too), takes it now (the
 // first publish was lost), or refuses it, and a refusal closes out without
 // a decision. While the stream gives no answer at all, the command may be in
 // it, so its decision is still waited for.
-func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), msg *nats.Msg, cmd shared.Command, sent time.Time) {
+func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(),
+	confirm func() (*jetstream.PubAck, error), cmd shared.Command, sent time.Time) {
 	wait := q.confirmWait()
 	for attempt := 0; ; attempt++ {
 		if d, ok := decidedWithin(ch, wait); ok {
@@ -120,7 +140,7 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		ack, err := q.publish(context.Background(), msg, cmd)
+		ack, err := confirm()
 		switch {
 		case err == nil:
 			q.await(out, ch, forget, cmd, ack.Duplicate, sent)

@@ -1,0 +1,206 @@
+package jetstream_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"termin/booker/jetstream"
+	"termin/shared"
+)
+
+// TestEnvelopeDecidesEachCommand: the commands of an envelope are each
+// decided once, a slot's in the order the envelope holds them, each
+// answered on its own reply subject, and the envelope is acknowledged.
+func TestEnvelopeDecidesEachCommand(t *testing.T) {
+	svc := &fakeDecider{}
+	q := newQueue(t, svc)
+	inbox, replies := q.envelopeReplies()
+	var cmds []shared.Command
+	for p := int64(1); p <= 30; p++ {
+		cmds = append(cmds, plainBooking(1+p%3, p))
+	}
+	q.publishEnvelope(inbox, cmds...)
+	q.run()
+	for range cmds {
+		if d := q.replyOn(replies); d.Code != shared.Booked || d.Replay {
+			t.Fatalf("reply %+v, want a new booking", d)
+		}
+	}
+	q.settled()
+	for slot := int64(1); slot <= 3; slot++ {
+		got := svc.seen(slot)
+		if len(got) != 10 || !slices.IsSorted(got) {
+			t.Errorf("slot %d decided %v; want its 10 patients in envelope order", slot, got)
+		}
+	}
+}
+
+// TestEnvelopeParksABadCommandAlone: a command of an envelope that no retry
+// can decide is parked on its own, under an id of its own, while the others
+// are decided and the envelope is acknowledged.
+func TestEnvelopeParksABadCommandAlone(t *testing.T) {
+	svc := &fakeDecider{}
+	q := newQueue(t, svc)
+	inbox, replies := q.envelopeReplies()
+	bad := plainBooking(2, 8)
+	bad.V = shared.VersionHolds + 1
+	untokened := plainBooking(3, 9)
+	untokened.RequestID = ""
+	q.publishEnvelope(inbox, plainBooking(1, 7), bad, untokened, plainBooking(4, 10))
+	q.run()
+	for range 2 {
+		if d := q.replyOn(replies); d.Code != shared.Booked {
+			t.Fatalf("reply %+v, want a booking", d)
+		}
+	}
+	q.settled()
+	if n := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); n != 2 {
+		t.Errorf("%v commands parked as malformed, want 2", n)
+	}
+	if n := q.deadLetters(); n != 2 {
+		t.Errorf("%d messages on the dead-letter stream, want the 2 bad commands", n)
+	}
+	if n := svc.decided(); n != 2 {
+		t.Errorf("the database saw %d commands, want the 2 valid ones", n)
+	}
+}
+
+// TestEnvelopeIsDeliveredAgainWholeAfterAFailure: when the database fails
+// one lane's batch, the envelope is handed back whole; every command is
+// answered once it is decided, and the envelope is acknowledged in the end.
+func TestEnvelopeIsDeliveredAgainWholeAfterAFailure(t *testing.T) {
+	svc := &fakeDecider{failFirst: 1}
+	q := newQueue(t, svc)
+	inbox, replies := q.envelopeReplies()
+	q.publishEnvelope(inbox, plainBooking(1, 7), plainBooking(2, 8)) // two slots: the pool's two lanes
+	q.run()
+	got := map[int64]bool{}
+	for len(got) < 2 {
+		d := q.replyOn(replies)
+		if d.Code != shared.Booked {
+			t.Fatalf("reply %+v, want a booking", d)
+		}
+		got[d.Appointment.PatientID] = true
+	}
+	q.settled()
+	if n := testutil.ToFloat64(q.metrics.Redelivered); n < 1 {
+		t.Errorf("%v redeliveries, want the envelope delivered again", n)
+	}
+	if len(svc.seen(1))+len(svc.seen(2)) < 3 {
+		t.Errorf("decided %v and %v: want the envelope's commands decided again after the failed one", svc.seen(1), svc.seen(2))
+	}
+}
+
+// TestEnvelopeOutOfBoundsIsParkedWhole: an envelope that cannot be read, or
+// breaks its bounds, reaches no lane: it is parked as one malformed message.
+func TestEnvelopeOutOfBoundsIsParkedWhole(t *testing.T) {
+	tooMany := make([]json.RawMessage, shared.MaxEnvelopeCommands+1)
+	for i := range tooMany {
+		tooMany[i] = json.RawMessage(`{}`)
+	}
+	cases := map[string][]byte{
+		"not JSON":      []byte("not an envelope"),
+		"no commands":   []byte(`{"inbox":"_INBOX.x","commands":[]}`),
+		"too many":      mustJSON(t, shared.Envelope{Inbox: "_INBOX.x", Commands: tooMany}),
+		"too large":     []byte(`{"inbox":"` + strings.Repeat("x", shared.MaxEnvelopeBytes) + `"}`),
+		"a bare string": []byte(`"commands"`),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			svc := &fakeDecider{}
+			q := newQueue(t, svc)
+			q.publishRaw(envelopeSubject(q), fmt.Sprint("env-", name), data)
+			q.run()
+			q.settled()
+			if n := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); n != 1 {
+				t.Errorf("%v messages parked as malformed, want 1", n)
+			}
+			if n := svc.decided(); n != 0 {
+				t.Errorf("the database saw %d commands, want none", n)
+			}
+			if n := q.deadLetters(); n != 1 {
+				t.Errorf("%d messages on the dead-letter stream, want the envelope (cut to its bound when longer)", n)
+			}
+		})
+	}
+}
+
+// plainBooking is a one-slot booking with its reply token, as a gateway
+// puts it in an envelope.
+func plainBooking(slot, patient int64) shared.Command {
+	key := fmt.Sprint("k", patient)
+	return shared.Command{V: shared.Version, Kind: shared.KindBook, SlotID: slot, PatientID: patient,
+		IdempotencyKey: key, RequestID: fmt.Sprint("t", patient)}
+}
+
+func envelopeSubject(q *queue) string {
+	return shared.EnvelopeSubject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix))
+}
+
+// envelopeReplies listens on a gateway's inbox for the decisions of its
+// envelopes, one by one or batched.
+func (q *queue) envelopeReplies() (string, chan shared.Decision) {
+	q.t.Helper()
+	inbox := nats.NewInbox()
+	ch := make(chan shared.Decision, 1000)
+	sub, err := q.nc.Subscribe(inbox+".*", func(m *nats.Msg) {
+		if strings.HasSuffix(m.Subject, "."+shared.RepliesToken) {
+			var rs []shared.Reply
+			if json.Unmarshal(m.Data, &rs) == nil {
+				for _, r := range rs {
+					ch <- r.Decision
+				}
+			}
+			return
+		}
+		var d shared.Decision
+		if json.Unmarshal(m.Data, &d) == nil {
+			ch <- d
+		}
+	})
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	q.t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return inbox, ch
+}
+
+// publishEnvelope publishes cmds as one envelope answered on inbox.
+func (q *queue) publishEnvelope(inbox string, cmds ...shared.Command) {
+	q.t.Helper()
+	env := shared.Envelope{Inbox: inbox}
+	for _, c := range cmds {
+		env.Commands = append(env.Commands, mustJSON(q.t, c))
+	}
+	q.publishRaw(envelopeSubject(q), shared.EnvelopeMsgIDPrefix+nats.NewInbox()[len(nats.InboxPrefix):], mustJSON(q.t, env))
+}
+
+func (q *queue) publishRaw(subject, msgID string, data []byte) {
+	q.t.Helper()
+	msg := nats.NewMsg(subject)
+	msg.Data = data
+	msg.Header.Set(nats.MsgIdHdr, msgID)
+	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
+	if _, err := q.js.PublishMsg(q.t.Context(), msg); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+// deadLetters is the number of messages on the dead-letter stream.
+func (q *queue) deadLetters() uint64 {
+	q.t.Helper()
+	s, err := q.js.Stream(q.t.Context(), q.cfg.Namespace.Name(jetstream.DeadStream))
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	info, err := s.Info(q.t.Context())
+	if err != nil {
+		q.t.Fatal(err)
+	}
+	return info.State.Msgs
+}

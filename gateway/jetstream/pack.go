@@ -1,0 +1,136 @@
+package jetstream
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+	"termin/shared"
+)
+
+// packer gathers the bookings submitted within PackWait into one message of
+// the stream, a shared.Envelope. The first booking of a pack starts its
+// wait; the pack is sent when the wait is over or when it is full, and each
+// submitter returns once it is sent, with the pack, so that a late decision
+// can publish the same message again under the same Msg-Id (confirm). A
+// pack of one is sent as the command alone, on its doctor's subject, as
+// without a packer.
+type packer struct {
+	q    *Queue
+	wait time.Duration
+	mu   sync.Mutex
+	cur  *pack
+}
+
+// pack is one envelope on its way: the commands in it, then, once sent,
+// the message and the error of sending it.
+type pack struct {
+	items []packed
+	size  int
+	done  chan struct{}
+	msg   *nats.Msg
+	err   error
+	// acked is the stream's PubAck once a late command had the envelope
+	// published again with one (confirm).
+	mu    sync.Mutex
+	acked *jetstream.PubAck
+}
+
+// packed is one command of a pack, with what it needs to travel alone.
+type packed struct {
+	doctorID int64
+	msgID    string
+	reply    string
+	data     []byte
+}
+
+// add puts a command in the current pack and waits until the pack is sent.
+func (p *packer) add(it packed) (*pack, error) {
+	p.mu.Lock()
+	pk := p.cur
+	if pk == nil {
+		pk = &pack{done: make(chan struct{})}
+		p.cur = pk
+		time.AfterFunc(p.wait, func() { p.seal(pk) })
+	}
+	pk.items = append(pk.items, it)
+	pk.size += len(it.data) + 1
+	full := len(pk.items) >= shared.MaxEnvelopeCommands || pk.size >= shared.MaxEnvelopeBytes-shared.MaxCommandBytes-256
+	p.mu.Unlock()
+	if full {
+		p.seal(pk)
+	}
+	<-pk.done
+	return pk, pk.err
+}
+
+// confirm publishes the pack again with a PubAck for its late command cmd,
+// once for all of its commands: at 07:00 a whole envelope is late at once,
+// and the first PubAck answers for every command in it. A publish that
+// failed is tried again by the next late command.
+func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error) {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.acked != nil {
+		return pk.acked, nil
+	}
+	ack, err := q.publish(context.Background(), pk.msg, cmd)
+	if err == nil {
+		pk.acked = ack
+	}
+	return ack, err
+}
+
+// seal sends pk unless it is sent already, and lets its submitters go on.
+func (p *packer) seal(pk *pack) {
+	p.mu.Lock()
+	if p.cur != pk {
+		p.mu.Unlock()
+		return
+	}
+	p.cur = nil
+	p.mu.Unlock()
+	pk.msg = p.message(pk.items)
+	pk.err = p.q.send(pk.msg)
+	close(pk.done)
+}
+
+// message is the stream message of a pack: the command alone when it is the
+// only one, else the envelope, under an id of its own and with the batched
+// replies its commands take.
+func (p *packer) message(items []packed) *nats.Msg {
+	if len(items) == 1 {
+		it := items[0]
+		return p.q.wrap(it.doctorID, it.msgID, it.reply, it.data)
+	}
+	msg := nats.NewMsg(shared.EnvelopeSubject(p.q.cfg.Namespace.Subject(p.q.cfg.SubjectPrefix)))
+	msg.Data = envelope(p.q.inbox, items)
+	msg.Header.Set(nats.MsgIdHdr, shared.EnvelopeMsgIDPrefix+nuid.Next())
+	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
+	return msg
+}
+
+// envelope encodes a shared.Envelope of items. The commands are JSON the
+// queue encoded itself and the inbox is plain tokens, so they are copied as
+// they are instead of being checked and compacted again by encoding/json.
+func envelope(inbox string, items []packed) []byte {
+	size := len(inbox) + 32
+	for _, it := range items {
+		size += len(it.data) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"inbox":`...)
+	b = strconv.AppendQuote(b, inbox)
+	b = append(b, `,"commands":[`...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it.data...)
+	}
+	return append(b, "]}"...)
+}

@@ -1,0 +1,100 @@
+package jetstream_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"termin/gateway/jetstream"
+	"termin/shared"
+)
+
+// TestSubmitPacksBookingsSentTogether: bookings submitted within PackWait
+// travel as one message of the stream, an envelope, and each gets its own
+// decision; a booking submitted alone travels alone, on its doctor's
+// subject.
+func TestSubmitPacksBookingsSentTogether(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 2 * time.Second
+	b.cfg.PackWait = 100 * time.Millisecond
+	seen := b.decideAll()
+	const n = 10
+	q := b.gateway()
+	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42 + p, booking(100+p, p, fmt.Sprint("k", p)) })
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Appointment.PatientID != int64(p) {
+			t.Errorf("patient %d: decision %+v (ok %v), want their booking", p, d, ok)
+		}
+	}
+	envelope := b.cfg.Namespace.Subject(b.cfg.SubjectPrefix) + "." + shared.EnvelopeToken
+	if got := <-b.subjects; got != envelope || len(b.subjects) != 0 {
+		t.Errorf("the stream held %s and %d more messages; want the %d bookings in one envelope", got, len(b.subjects), n)
+	}
+	if len(seen) != n {
+		t.Errorf("the booker saw %d commands, want %d", len(seen), n)
+	}
+	ch, err := q.Submit(t.Context(), 77, shared.BookingMsgID(1, "alone"), booking(5, 1, "alone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+		t.Fatalf("decision %+v (ok %v), want the booking", d, ok)
+	}
+	if got, want := <-b.subjects, shared.Subject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), 77); got != want {
+		t.Errorf("a booking alone went on %s, want its doctor's subject %s", got, want)
+	}
+}
+
+// TestSubmitRecoversAnEnvelopeTheStreamMissed: an envelope sent while no
+// stream took its subject is published again whole, with a PubAck, once for
+// all of its late commands; the stream then keeps it, and each command is
+// booked once.
+func TestSubmitRecoversAnEnvelopeTheStreamMissed(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 300 * time.Millisecond
+	b.cfg.PackWait = 100 * time.Millisecond
+	b.cfg.SubjectPrefix = "missed"
+	acks := b.pubAcks()
+	q := b.gateway()
+	const n = 3
+	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
+	b.takeSubjects(b.cfg.Namespace.Subject("missed") + ".>")
+	seen := b.decideAll()
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+			t.Errorf("patient %d: decision %+v (ok %v), want the booking of the republished envelope", p, d, ok)
+		}
+	}
+	if got := len(seen); got != n {
+		t.Errorf("the booker saw %d commands, want %d: the envelope once", got, n)
+	}
+	if got := acks.Load(); got != 1 {
+		t.Errorf("%d PubAcks, want 1: the envelope's first late command confirms it for all", got)
+	}
+}
+
+// submitTogether submits n commands from n goroutines released at once and
+// returns their decisions' channels, by patient.
+func submitTogether(t *testing.T, q *jetstream.Queue, n int, of func(patient int64) (doctor int64, cmd shared.Command)) []<-chan shared.Decision {
+	t.Helper()
+	chs := make([]<-chan shared.Decision, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for p := range n {
+		wg.Go(func() {
+			<-start
+			doctor, cmd := of(int64(p))
+			chs[p], errs[p] = q.Submit(t.Context(), doctor, shared.BookingMsgID(cmd.PatientID, cmd.IdempotencyKey), cmd)
+		})
+	}
+	close(start)
+	wg.Wait()
+	for p, err := range errs {
+		if err != nil {
+			t.Fatalf("patient %d: %v", p, err)
+		}
+	}
+	return chs
+}
