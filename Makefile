@@ -85,7 +85,7 @@ lint:
 # the time runs out on a busy machine (golang/go#75804, fixed in Go 1.27).
 FUZZTIME ?= 50000x
 FUZZ_TARGETS := FuzzBookingBody:./gateway/http FuzzBearerToken:./gateway/http \
-	FuzzDecodeCommand:./booker/jetstream FuzzParsePlan:./booker/schedule
+	FuzzDecodeCommand:./booker/jetstream FuzzUnpackEnvelope:./booker/jetstream FuzzParsePlan:./booker/schedule
 
 .PHONY: fuzz
 fuzz:

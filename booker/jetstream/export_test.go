@@ -50,6 +50,23 @@ func CommandOf(e *Entry) shared.Command { return e.cmd }
 // command of an envelope.
 func (w *Worker) Parse(m jetstream.Msg) []*Entry { return w.parse(m) }
 
+// Unpack reads data as the pool reads an envelope pulled from the stream.
+func (w *Worker) Unpack(data []byte) []*Entry { return w.unpack(dataMsg{data: data}, 1) }
+
+// dataMsg is a pulled message of which unpack reads only the data.
+type dataMsg struct {
+	jetstream.Msg
+	data []byte
+}
+
+func (m dataMsg) Data() []byte { return m.data }
+
+// ReplyOf is where the entry's decision goes.
+func ReplyOf(e *Entry) string { return e.reply }
+
+// ErrOf is why the entry cannot be decided, or nil.
+func ErrOf(e *Entry) error { return e.err }
+
 // LaneOf routes an entry among lanes.
 func LaneOf(e *Entry, lanes int) int { return laneOf(e, lanes) }
 

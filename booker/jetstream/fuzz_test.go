@@ -53,3 +53,42 @@ func sameCommand(a, b shared.Command) bool {
 	jb, errB := json.Marshal(b)
 	return errA == nil && errB == nil && string(ja) == string(jb)
 }
+
+// FuzzUnpackEnvelope: whatever arrives on the envelope subject, unpacking
+// never panics and never yields more commands than an envelope holds, and
+// each command it accepts is one a gateway could have made, answered on a
+// subject of the envelope's inbox that ends in the command's own token.
+func FuzzUnpackEnvelope(f *testing.F) {
+	cmd := `{"v":1,"kind":"book","slotId":1001,"patientId":77,"idempotencyKey":"k-1","requestId":"abc"}`
+	for _, seed := range []string{
+		`{"inbox":"_INBOX.gw1","commands":[` + cmd + `,` + cmd + `]}`,
+		`{"inbox":"_INBOX.gw1","commands":[]}`,
+		`{"inbox":"slot.state","commands":[` + cmd + `]}`,
+		`{"inbox":"_INBOX.gw1","commands":[{"v":1,"kind":"book","slotId":1,"patientId":5,"idempotencyKey":"k","requestId":"a.b"}]}`,
+		`{"inbox":"_INBOX.*","commands":[` + cmd + `]}`,
+		`{"inbox":"_INBOX.gw1","commands":[1,"x",null]}`,
+		`[]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	w := &jetstream.Worker{}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries := w.Unpack(data)
+		if len(entries) > shared.MaxEnvelopeCommands {
+			t.Fatalf("%d commands from one envelope, at most %d", len(entries), shared.MaxEnvelopeCommands)
+		}
+		for _, e := range entries {
+			if jetstream.ErrOf(e) != nil {
+				continue
+			}
+			cmd, reply := jetstream.CommandOf(e), jetstream.ReplyOf(e)
+			if verr := cmd.Validate(); verr != nil {
+				t.Fatalf("accepted %+v, which does not validate: %v", cmd, verr)
+			}
+			if !strings.HasPrefix(reply, "_INBOX.") || strings.ContainsAny(reply, " *>\t\r\n") || len(reply) > 128 ||
+				!strings.HasSuffix(reply, "."+cmd.RequestID) || cmd.RequestID == "" {
+				t.Fatalf("accepted reply subject %q for token %q", reply, cmd.RequestID)
+			}
+		}
+	})
+}
