@@ -3,6 +3,7 @@ package jetstream_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -136,8 +137,8 @@ func (b *bus) decideAll() <-chan shared.Command {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	seen := make(chan shared.Command, 100)
-	b.subjects = make(chan string, 100)
+	seen := make(chan shared.Command, 1000)
+	b.subjects = make(chan string, 1000)
 	cc, err := cons.Consume(func(m natsjs.Msg) {
 		b.subjects <- m.Subject()
 		cmds, replies, err := commandsOf(m)
@@ -188,6 +189,9 @@ func commandsOf(m natsjs.Msg) ([]shared.Command, []string, error) {
 	var env shared.Envelope
 	if err := json.Unmarshal(m.Data(), &env); err != nil {
 		return nil, nil, err
+	}
+	if n := len(env.Commands); n == 0 || n > shared.MaxEnvelopeCommands {
+		return nil, nil, fmt.Errorf("envelope of %d commands, 1 to %d", n, shared.MaxEnvelopeCommands)
 	}
 	cmds, replies := make([]shared.Command, len(env.Commands)), make([]string, len(env.Commands))
 	for i, raw := range env.Commands {

@@ -49,6 +49,9 @@ type packed struct {
 }
 
 // add puts a command in the current pack and waits until the pack is sent.
+// The command that fills the pack takes it out of reach of the next one
+// before letting go of the lock, so that no pack outgrows an envelope's
+// bounds.
 func (p *packer) add(it packed) (*pack, error) {
 	p.mu.Lock()
 	pk := p.cur
@@ -60,9 +63,12 @@ func (p *packer) add(it packed) (*pack, error) {
 	pk.items = append(pk.items, it)
 	pk.size += len(it.data) + 1
 	full := len(pk.items) >= shared.MaxEnvelopeCommands || pk.size >= shared.MaxEnvelopeBytes-shared.MaxCommandBytes-256
+	if full {
+		p.cur = nil
+	}
 	p.mu.Unlock()
 	if full {
-		p.seal(pk)
+		p.send(pk)
 	}
 	<-pk.done
 	return pk, pk.err
@@ -85,7 +91,7 @@ func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error)
 	return ack, err
 }
 
-// seal sends pk unless it is sent already, and lets its submitters go on.
+// seal sends pk at the end of its wait, unless it was sent full already.
 func (p *packer) seal(pk *pack) {
 	p.mu.Lock()
 	if p.cur != pk {
@@ -94,6 +100,12 @@ func (p *packer) seal(pk *pack) {
 	}
 	p.cur = nil
 	p.mu.Unlock()
+	p.send(pk)
+}
+
+// send publishes a pack no command can join any more, and lets its
+// submitters go on.
+func (p *packer) send(pk *pack) {
 	pk.msg = p.message(pk.items)
 	pk.err = p.q.send(pk.msg)
 	close(pk.done)

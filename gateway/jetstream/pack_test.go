@@ -46,6 +46,32 @@ func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	}
 }
 
+// TestSubmitNeverPacksMoreThanAnEnvelopeHolds: bookings submitted at once
+// by many more goroutines than an envelope holds fill envelopes to their
+// bound and no further (the booker parks a larger one whole), and each is
+// decided.
+func TestSubmitNeverPacksMoreThanAnEnvelopeHolds(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 5 * time.Second
+	b.cfg.PackWait = time.Second
+	seen := b.decideAll()
+	const n, rounds = 4 * shared.MaxEnvelopeCommands, 3
+	q := b.gateway()
+	for r := range rounds { // a race shows in some rounds only
+		chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) {
+			return 42, booking(1+p, p, fmt.Sprint("k", r, "-", p))
+		})
+		for p, ch := range chs {
+			if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+				t.Fatalf("round %d, patient %d: decision %+v (ok %v), want the booking: its envelope broke its bounds", r, p, d, ok)
+			}
+		}
+	}
+	if len(seen) != n*rounds {
+		t.Errorf("the booker saw %d commands, want %d", len(seen), n*rounds)
+	}
+}
+
 // TestSubmitRecoversAnEnvelopeTheStreamMissed: an envelope sent while no
 // stream took its subject is published again whole, with a PubAck, once for
 // all of its late commands; the stream then keeps it, and each command is
