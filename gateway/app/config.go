@@ -87,7 +87,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.PackWait, "pack-wait", envconf.Duration("PACK_WAIT", DefaultPackWait), "gather the bookings of this long into one stream message; 0 = each alone (PACK_WAIT)")
 	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the bookers' must match (NATS_NAMESPACE)")
 	conns := fs.Int("read-conns", envconf.Int("GATEWAY_READ_CONNS", 8), "PostgreSQL connections for reads (GATEWAY_READ_CONNS)")
-	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the per-doctor subjects (BOOKING_SUBJECT_PREFIX)")
+	fs.StringVar(&cfg.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", shared.DefaultSubjectPrefix), "prefix of the booking stream's subjects: <prefix>.<doctorId> and <prefix>.envelope (BOOKING_SUBJECT_PREFIX)")
 	fs.IntVar(&cfg.RateLimit, "rate-limit", envconf.Int("RATE_LIMIT", 5), "booking attempts per patient per window (RATE_LIMIT)")
 	fs.DurationVar(&cfg.RateWindow, "rate-window", envconf.Duration("RATE_WINDOW", 10*time.Second), "window of the per-patient limit (RATE_WINDOW)")
 	cfg.Room = gateway.DefaultRoomConfig()

@@ -1,5 +1,6 @@
 // Package jetstream is the gateway's NATS adapter: it publishes booking and
-// cancellation commands on per-doctor subjects of the booking stream, waits for
+// cancellation commands on per-doctor subjects of the booking stream (the
+// bookings of a few milliseconds together, in envelopes), waits for
 // the booker's reply within the reply budget, and answers repeats of a key from
 // the decisions bucket, whichever gateway received the first request.
 package jetstream
