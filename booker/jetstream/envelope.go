@@ -76,7 +76,7 @@ func isEnvelope(subject string) bool {
 // unpack reads an envelope into one entry per command; each is checked as a
 // command that came alone. An envelope that cannot be read, or breaks its
 // bounds, is one malformed entry, parked whole.
-func (w *Worker) unpack(m jetstream.Msg, delivered uint64) []*entry {
+func unpack(m jetstream.Msg, delivered uint64) []*entry {
 	env, err := decodeEnvelope(m.Data())
 	if err != nil {
 		return []*entry{{msg: m, delivered: delivered, err: err}}

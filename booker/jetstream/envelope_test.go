@@ -59,15 +59,7 @@ func TestEnvelopeParksABadCommandAlone(t *testing.T) {
 		}
 	}
 	q.settled()
-	if n := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); n != 2 {
-		t.Errorf("%v commands parked as malformed, want 2", n)
-	}
-	if n := q.deadLetters(); n != 2 {
-		t.Errorf("%d messages on the dead-letter stream, want the 2 bad commands", n)
-	}
-	if n := svc.decided(); n != 2 {
-		t.Errorf("the database saw %d commands, want the 2 valid ones", n)
-	}
+	q.wantParked(svc, 2, 2)
 }
 
 // TestEnvelopeIsDeliveredAgainWholeAfterAFailure: when the database fails
@@ -117,15 +109,7 @@ func TestEnvelopeOutOfBoundsIsParkedWhole(t *testing.T) {
 			q.publishRaw(envelopeSubject(q), fmt.Sprint("env-", name), data)
 			q.run()
 			q.settled()
-			if n := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); n != 1 {
-				t.Errorf("%v messages parked as malformed, want 1", n)
-			}
-			if n := svc.decided(); n != 0 {
-				t.Errorf("the database saw %d commands, want none", n)
-			}
-			if n := q.deadLetters(); n != 1 {
-				t.Errorf("%d messages on the dead-letter stream, want the envelope (cut to its bound when longer)", n)
-			}
+			q.wantParked(svc, 1, 0) // the envelope, cut to its bound when longer
 		})
 	}
 }
@@ -188,6 +172,22 @@ func (q *queue) publishRaw(subject, msgID string, data []byte) {
 	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
 	if _, err := q.js.PublishMsg(q.t.Context(), msg); err != nil {
 		q.t.Fatal(err)
+	}
+}
+
+// wantParked checks that parked messages were parked as malformed, each
+// counted and on the dead-letter stream, and that the database saw decided
+// commands.
+func (q *queue) wantParked(svc *fakeDecider, parked, decided int) {
+	q.t.Helper()
+	if n := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); n != float64(parked) {
+		q.t.Errorf("%v messages parked as malformed, want %d", n, parked)
+	}
+	if n := q.deadLetters(); n != uint64(parked) {
+		q.t.Errorf("%d messages on the dead-letter stream, want %d", n, parked)
+	}
+	if n := svc.decided(); n != decided {
+		q.t.Errorf("the database saw %d commands, want %d", n, decided)
 	}
 }
 

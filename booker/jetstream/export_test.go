@@ -51,7 +51,7 @@ func CommandOf(e *Entry) shared.Command { return e.cmd }
 func (w *Worker) Parse(m jetstream.Msg) []*Entry { return w.parse(m) }
 
 // Unpack reads data as the pool reads an envelope pulled from the stream.
-func (w *Worker) Unpack(data []byte) []*Entry { return w.unpack(dataMsg{data: data}, 1) }
+func Unpack(data []byte) []*Entry { return unpack(dataMsg{data: data}, 1) }
 
 // dataMsg is a pulled message of which unpack reads only the data.
 type dataMsg struct {

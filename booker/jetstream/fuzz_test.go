@@ -71,9 +71,8 @@ func FuzzUnpackEnvelope(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	w := &jetstream.Worker{}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries := w.Unpack(data)
+		entries := jetstream.Unpack(data)
 		if len(entries) > shared.MaxEnvelopeCommands {
 			t.Fatalf("%d commands from one envelope, at most %d", len(entries), shared.MaxEnvelopeCommands)
 		}

@@ -51,7 +51,8 @@ type Worker struct {
 	oneByOne atomic.Bool
 }
 
-// entry is one message of a batch on its way to a decision.
+// entry is one command of a batch on its way to a decision: a message of
+// its own, or one of an envelope's.
 type entry struct {
 	msg carrier
 	cmd shared.Command
@@ -172,7 +173,7 @@ func (w *Worker) parse(m jetstream.Msg) []*entry {
 		w.Metrics.Redelivered.Inc()
 	}
 	if isEnvelope(m.Subject()) {
-		return w.unpack(m, delivered)
+		return unpack(m, delivered)
 	}
 	h := m.Headers()
 	e := &entry{msg: m, delivered: delivered, reply: h.Get(shared.ReplyHeader),
