@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,6 +76,50 @@ func TestRepeatOfAWaitingTicketReadsNoRecord(t *testing.T) {
 	}
 }
 
+// laterQueue decides a command when the test sends the decision, as a
+// booker behind that catches up, and counts the reads of the record.
+type laterQueue struct {
+	stalledQueue
+	decisions chan shared.Decision
+}
+
+func (q *laterQueue) Submit(context.Context, int64, string, shared.Command) (<-chan shared.Decision, error) {
+	return q.decisions, nil
+}
+
+// TestRepeatOfATicketDecidedAfter202ReadsNoRecord: a key answered 202 whose
+// ticket is decided before the patient repeats is answered by its ticket,
+// not by a read of the record: the decision's first answer is a 201, every
+// later one a 200.
+func TestRepeatOfATicketDecidedAfter202ReadsNoRecord(t *testing.T) {
+	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	q := &laterQueue{decisions: make(chan shared.Decision)}
+	front := newFront(q, slot, 20*time.Millisecond)
+	front.Limiter = gateway.NewLimiter(1000, 10*time.Second, time.Now) // room for the polls
+	if res, err := front.RequestBooking(t.Context(), request(slot, 5)); err != nil || !res.Queued {
+		t.Fatalf("first request: %+v, %v; want 202", res, err)
+	}
+	q.decisions <- shared.Decision{V: shared.Version, Code: shared.Booked, SlotID: slot.ID,
+		Appointment: &shared.Appointment{ID: 9, SlotID: slot.ID, PatientID: 5, Status: "BOOKED"}}
+	for i, wantReplay := range []bool{false, true} {
+		var res gateway.BookingResult
+		var err error
+		checkFor(t, time.Second, func() error {
+			res, err = front.RequestBooking(t.Context(), request(slot, 5))
+			if err == nil && res.Queued {
+				return fmt.Errorf("repeat %d still 202 (position %d)", i+1, res.Position)
+			}
+			return nil
+		})
+		if err != nil || res.Appointment.ID != 9 || res.Replay != wantReplay {
+			t.Fatalf("repeat %d: %+v, %v; want appointment 9 with replay %v", i+1, res, err, wantReplay)
+		}
+	}
+	if n := q.reads.Load(); n != 0 {
+		t.Errorf("%d reads of the record for repeats of a ticket the room holds, want none", n)
+	}
+}
+
 // unreadableQueue decides every command at once, as instantQueue, but
 // cannot read its record: the bus too busy to answer within its timeout.
 type unreadableQueue struct{ instantQueue }
@@ -97,6 +142,23 @@ func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
 	res, err := front.RequestBooking(t.Context(), request(slot, 5))
 	if err != nil || res.Queued || res.Appointment.ID != 9 {
 		t.Fatalf("repeat: %+v, %v; want its command's decision, appointment 9", res, err)
+	}
+}
+
+// checkFor calls fn until it returns nil or timeout passes, and then fails
+// the test with fn's last error.
+func checkFor(t *testing.T, timeout time.Duration, fn func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := fn()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %v", timeout, err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
