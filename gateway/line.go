@@ -16,13 +16,11 @@ type line struct {
 	pre       []*Ticket // arrived in the window before the opening
 	fullUntil time.Time
 	holders   map[int64]struct{}
-	rate      float64 // decisions per second, smoothed, for the estimated wait
-	starved   bool    // waiting for the gateway-wide bound on commands in flight
-	dirty     bool    // its demand changed since the loads were last told
-	// windowStart and counted are the decisions counted towards the rate.
-	windowStart time.Time
-	counted     int
-	lastDone    time.Time
+	starved   bool // waiting for the gateway-wide bound on commands in flight
+	starvedAt int  // the room's count of lines starved before it, when it was
+	dirty     bool // its demand changed since the loads were last told
+	pace           // its decisions, for the estimated wait
+	lastDone  time.Time
 }
 
 func (ln *line) knownFull(now time.Time, patient int64) bool {

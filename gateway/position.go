@@ -26,11 +26,15 @@ func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known
 	// The wait follows this gateway's pace at its local place: it admits its
 	// share of the slot. The position counts the other gateways' requests too.
 	eta, known = t.line.eta(now, local)
+	retry = t.line.wait(now, local)
+	if e, ok := r.starvedEta(t); ok && (!known || e > eta) {
+		eta, known, retry = e, true, min(max(e, time.Second), 30*time.Second)
+	}
 	position = local
 	if len(r.peers) > 0 && !r.decided(t) {
 		position += r.peersAhead(t.line, local, t.pre)
 	}
-	return position, t.line.wait(now, local), eta, known
+	return position, retry, eta, known
 }
 
 func (r *Room) decided(t *Ticket) bool {
@@ -85,35 +89,13 @@ func (ln *line) eta(now time.Time, position int) (eta time.Duration, known bool)
 	return time.Duration(float64(position) / ln.rate * float64(time.Second)), true
 }
 
-// rateWindow is the span over which a line counts its decisions. The booker
-// decides in batches, many at one instant: the gaps between single decisions
-// say nothing of the pace, so the rate is decisions per window.
-const rateWindow = time.Second
-
-// observe counts one more decision and, once a window is over, folds its
-// count into the smoothed rate. A window that a pause stretched past ten
-// windows is dropped: it would show the pause, not the pace. So is a window
-// in which the line ran empty: its decisions came as fast as clicks did, and
-// a slot clicked once every few seconds would otherwise be told to be decided
-// once every few seconds, and its next click sent away with a 202 at once.
+// observe counts one more decision of the line. A window in which the line
+// ran empty is dropped: its decisions came as fast as clicks did, and a slot
+// clicked once every few seconds would otherwise be told to be decided once
+// every few seconds, and its next click sent away with a 202 at once.
 func (ln *line) observe(now time.Time) {
-	switch el := now.Sub(ln.windowStart); {
-	case ln.windowStart.IsZero() || el > 10*rateWindow:
-		ln.windowStart, ln.counted = now, 0
-	case el >= rateWindow:
-		r := float64(ln.counted) / el.Seconds()
-		if ln.rate == 0 {
-			ln.rate = r
-		} else {
-			ln.rate = 0.5*ln.rate + 0.5*r
-		}
-		ln.windowStart, ln.counted = now, 0
-	}
-	ln.counted++
 	ln.lastDone = now
-	if len(ln.inflight)+len(ln.waiting) == 0 {
-		ln.windowStart, ln.counted = time.Time{}, 0
-	}
+	ln.pace.observe(now, len(ln.inflight)+len(ln.waiting) == 0)
 }
 
 // Holds reports whether the room holds a ticket for the patient's key,

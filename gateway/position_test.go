@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -105,5 +106,53 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 		if pos, _ := room.Position(tickets[patient]); pos > 2 {
 			t.Errorf("an admitted entrant is at %d, behind waiters", pos)
 		}
+	}
+}
+
+// TestStarvedLinesAreToldTheGatewaysWait: a request whose line waits for
+// the gateway-wide bound on commands in flight is told the gateway's wait,
+// from its pace and the lines ahead, not its slot's (which has none yet):
+// so a rush over thousands of fresh slots is answered 202 at once, with a
+// Retry-After that fits, instead of holding each connection for the budget.
+func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxInflight = 2
+	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg, gateway.WithClock(clock))
+	var tickets []*gateway.Ticket
+	for id := int64(1); id <= 12; id++ { // one request on each of 12 slots
+		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}
+		tk, err := room.Join(t.Context(), s, request(s, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	q.waitCount(t, 2)
+	if _, _, _, known := room.Outlook(tickets[11]); known {
+		t.Fatal("a wait is known before the gateway has decided anything")
+	}
+	for i := range 3 { // decisions 0.5 s apart: the gateway's pace is 2/s
+		q.decide(t, room, tickets[i], booked(5))
+		if i < 2 {
+			advance(500 * time.Millisecond)
+		}
+	}
+	// Slots 4 and 5 are in flight now; slots 6 to 12 wait for them, in order.
+	for _, c := range []struct {
+		ticket     int
+		eta, retry time.Duration
+	}{{5, 500 * time.Millisecond, time.Second}, {11, 3500 * time.Millisecond, 3500 * time.Millisecond}} {
+		_, retry, eta, known := room.Outlook(tickets[c.ticket])
+		if !known || eta != c.eta || retry != c.retry {
+			t.Errorf("slot %d's request: wait %v (known %v), retry %v; want %v and %v",
+				c.ticket+1, eta, known, retry, c.eta, c.retry)
+		}
+	}
+	if _, _, _, known := room.Outlook(tickets[3]); known {
+		t.Error("an admitted request's wait is known; its slot has no pace yet")
 	}
 }

@@ -95,9 +95,14 @@ type Room struct {
 	placesSince time.Time
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
-	inflight int
-	starved  []*line
-	reads    singleflight.Group
+	// starvedIn and starvedOut count the lines that ever joined and left it.
+	inflight              int
+	starved               []*line
+	starvedIn, starvedOut int
+	// pace counts the decisions of every line: a starved line's wait is
+	// the gateway's, not its slot's.
+	pace  pace
+	reads singleflight.Group
 	// walkedAt is when Sweep last walked every ticket and line.
 	walkedAt time.Time
 }
@@ -271,8 +276,9 @@ func (r *Room) admitLocked(ln *line) {
 	for len(ln.waiting) > 0 && len(ln.inflight) < limit {
 		if r.cfg.MaxInflight > 0 && r.inflight >= r.cfg.MaxInflight {
 			if !ln.starved {
-				ln.starved = true
+				ln.starved, ln.starvedAt = true, r.starvedIn
 				r.starved = append(r.starved, ln)
+				r.starvedIn++
 			}
 			return
 		}
@@ -345,6 +351,7 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 	now := r.now()
 	r.releaseLocked(t)
 	ln.observe(now)
+	r.pace.observe(now, r.inflight == 0 && len(r.starved) == 0)
 	switch {
 	case err != nil:
 	case d.Code == shared.Booked && !d.Replay && d.SlotID != ln.slotID:
@@ -378,6 +385,7 @@ func (r *Room) releaseLocked(t *Ticket) {
 	for len(r.starved) > 0 && r.inflight < r.cfg.MaxInflight {
 		ln := r.starved[0]
 		r.starved = r.starved[1:]
+		r.starvedOut++
 		ln.starved = false
 		r.admitLocked(ln)
 	}
