@@ -38,6 +38,15 @@ func (p *pace) observe(now time.Time, idle bool) {
 	}
 }
 
+// maxStarvedRetry bounds the Retry-After of a starved line's request. Its
+// wait is a coarse estimate (lines ahead, not requests, over a pace measured
+// in the last second or two), and an opening's first windows measure the
+// booker still starting: told up to 30 s, as a slot's own line may be, some
+// clients came back half a minute after their decision. A repeat of a
+// waiting request is cheap (its ticket answers it), so the client is asked
+// to look again sooner.
+const maxStarvedRetry = 5 * time.Second
+
 // starvedEta estimates the wait of a ticket whose line waits for the
 // gateway-wide bound on commands in flight (RoomConfig.MaxInflight): the
 // lines ahead of it each let at least one request in as the gateway's

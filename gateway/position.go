@@ -28,7 +28,7 @@ func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known
 	eta, known = t.line.eta(now, local)
 	retry = t.line.wait(now, local)
 	if e, ok := r.starvedEta(t); ok && (!known || e > eta) {
-		eta, known, retry = e, true, min(max(e, time.Second), 30*time.Second)
+		eta, known, retry = e, true, min(max(e, time.Second), maxStarvedRetry)
 	}
 	position = local
 	if len(r.peers) > 0 && !r.decided(t) {

@@ -123,7 +123,7 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg, gateway.WithClock(clock))
 	var tickets []*gateway.Ticket
-	for id := int64(1); id <= 12; id++ { // one request on each of 12 slots
+	for id := int64(1); id <= 20; id++ { // one request on each of 20 slots
 		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}
 		tk, err := room.Join(t.Context(), s, request(s, id))
 		if err != nil {
@@ -132,7 +132,7 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 		tickets = append(tickets, tk)
 	}
 	q.waitCount(t, 2)
-	if _, _, _, known := room.Outlook(tickets[11]); known {
+	if _, _, _, known := room.Outlook(tickets[19]); known {
 		t.Fatal("a wait is known before the gateway has decided anything")
 	}
 	for i := range 3 { // decisions 0.5 s apart: the gateway's pace is 2/s
@@ -141,11 +141,13 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 			advance(500 * time.Millisecond)
 		}
 	}
-	// Slots 4 and 5 are in flight now; slots 6 to 12 wait for them, in order.
+	// Slots 4 and 5 are in flight now; slots 6 to 20 wait for them, in order,
+	// and the last is asked to come back sooner than its wait.
 	for _, c := range []struct {
 		ticket     int
 		eta, retry time.Duration
-	}{{5, 500 * time.Millisecond, time.Second}, {11, 3500 * time.Millisecond, 3500 * time.Millisecond}} {
+	}{{5, 500 * time.Millisecond, time.Second}, {11, 3500 * time.Millisecond, 3500 * time.Millisecond},
+		{19, 7500 * time.Millisecond, 5 * time.Second}} {
 		_, retry, eta, known := room.Outlook(tickets[c.ticket])
 		if !known || eta != c.eta || retry != c.retry {
 			t.Errorf("slot %d's request: wait %v (known %v), retry %v; want %v and %v",
