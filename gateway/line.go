@@ -17,7 +17,7 @@ type line struct {
 	fullUntil time.Time
 	holders   map[int64]struct{}
 	starved   bool // waiting for the gateway-wide bound on commands in flight
-	starvedAt int  // the room's count of lines starved before it, when it was
+	starvedAt int  // how many lines had joined the room's starved before it last did
 	dirty     bool // its demand changed since the loads were last told
 	pace           // its decisions, for the estimated wait
 	lastDone  time.Time
