@@ -49,8 +49,8 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 		return BookingResult{}, err
 	}
 	// Only a repeat can have a decision on record; a new key goes straight on,
-	// and so does a repeat whose ticket is still here, waiting or decided: the
-	// ticket answers it. A repeat the limiter has forgotten still gets the one
+	// and so does a repeat whose ticket is still here, waiting or decided and
+	// not yet told (Room.Holds): the ticket answers it. A repeat the limiter has forgotten still gets the one
 	// decision: the stream drops it as a duplicate, or the booker answers it
 	// from the record. So does a repeat whose record could not be read: a bus
 	// too busy to answer the read in time (5,000 clicks/s on two cores) is no
