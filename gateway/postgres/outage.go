@@ -42,7 +42,12 @@ func Unavailable(err error) bool {
 		// 08 connection exception, 53 insufficient resources, 57 operator intervention.
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "53") || strings.HasPrefix(pgErr.Code, "57")
 	}
+	// A connection closed under an operation (ErrConnClosed) is not safe to
+	// retry for pgx, which cannot know whether a write landed; a read can. A
+	// cut that lands while pgx deallocates its cached statements before a
+	// query reports only this, and was answered 500.
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, pgconn.ErrConnClosed) ||
+		pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }
