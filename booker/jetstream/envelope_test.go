@@ -3,7 +3,6 @@ package jetstream_test
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -32,12 +31,7 @@ func TestEnvelopeDecidesEachCommand(t *testing.T) {
 		}
 	}
 	q.settled()
-	for slot := int64(1); slot <= 3; slot++ {
-		got := svc.seen(slot)
-		if len(got) != 10 || !slices.IsSorted(got) {
-			t.Errorf("slot %d decided %v; want its 10 patients in envelope order", slot, got)
-		}
-	}
+	svc.wantInOrder(t, 10, "envelope")
 }
 
 // TestEnvelopeParksABadCommandAlone: a command of an envelope that no retry

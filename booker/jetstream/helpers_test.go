@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -59,6 +60,18 @@ func (f *fakeDecider) seen(slot int64) []int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]int64(nil), f.bySlot[slot]...)
+}
+
+// wantInOrder wants slots 1 to 3 each decided for perSlot patients, in the
+// order they came (order names it: the stream's, an envelope's).
+func (f *fakeDecider) wantInOrder(t *testing.T, perSlot int, order string) {
+	t.Helper()
+	for slot := int64(1); slot <= 3; slot++ {
+		got := f.seen(slot)
+		if len(got) != perSlot || !slices.IsSorted(got) {
+			t.Errorf("slot %d decided %v; want its %d patients in %s order", slot, got, perSlot, order)
+		}
+	}
 }
 
 // tokens is the reply token each key's booking carried to the database.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -62,12 +61,7 @@ func TestPoolDecidesEachSlotInStreamOrder(t *testing.T) {
 		}
 	}
 	q.settled()
-	for slot := int64(1); slot <= 3; slot++ {
-		got := svc.seen(slot)
-		if len(got) != 20 || !slices.IsSorted(got) {
-			t.Errorf("slot %d decided %v; want its 20 patients in stream order", slot, got)
-		}
-	}
+	svc.wantInOrder(t, 20, "stream")
 	keys := make([]string, 0, 60)
 	for p := int64(1); p <= 60; p++ {
 		keys = append(keys, shared.DecisionKey(p, fmt.Sprint("k", p)))

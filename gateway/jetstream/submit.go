@@ -123,11 +123,10 @@ const (
 
 // follow waits for the decision of a command sent without a PubAck. Past
 // its confirmWait it publishes the command (or its envelope) again with a
-// PubAck (confirm): the stream
-// then answers that it holds it already (a duplicate: the command may be
-// another gateway's, so the key's record is read too), takes it now (the
-// first publish was lost), or refuses it, and a refusal closes out without
-// a decision. While the stream gives no answer at all, the command may be in
+// PubAck (confirm): the stream then answers that it holds it already (a
+// duplicate: the command may be another gateway's, so the key's record is
+// read too), takes it now (the first publish was lost), or refuses it, and a
+// refusal closes out without a decision. While the stream gives no answer at all, the command may be in
 // it, so its decision is still waited for.
 func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(),
 	confirm func() (*jetstream.PubAck, error), cmd shared.Command, sent time.Time) {
