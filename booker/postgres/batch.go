@@ -25,7 +25,7 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	careful := false
 	for attempt := 0; ; attempt++ {
 		out := make([]booker.Outcome, len(ops))
-		err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		err := inTx(ctx, s.pool, func(tx querier) error {
 			b := &batch{tx: tx, now: s.Now(), holdTTL: s.holdTTL(), rules: s.Rules, ops: ops, out: out, careful: careful, caps: s.Caps}
 			return b.run(ctx)
 		})
@@ -53,12 +53,12 @@ func (s *Store) Decide(ctx context.Context, ops []booker.Op) ([]booker.Outcome, 
 	}
 }
 
-// batch is one transaction's worth of ops. It costs four round trips
-// whatever its size (begin, read and lock, write, commit), plus one per
+// batch is one transaction's worth of ops. It costs three round trips
+// whatever its size (begin with the read and lock, write, commit), plus one per
 // cancellation: everything in between is decided in memory, in op order,
 // against the slots it holds locked.
 type batch struct {
-	tx      pgx.Tx
+	tx      querier
 	now     time.Time
 	holdTTL time.Duration
 	rules   booker.CancelRules

@@ -109,6 +109,7 @@ func (b *batch) read(ctx context.Context) error {
 		holdPatients = append(slices.Clip(holders), moves.patients...)
 	}
 	q := &pgx.Batch{}
+	q.Queue(beginSQL)
 	switch {
 	case len(appts) == 0 && len(spanFirst) == 0:
 		q.Queue(lockOwnSlotsSQL, holdSlots, b.now)
@@ -133,6 +134,9 @@ func (b *batch) read(ctx context.Context) error {
 	}
 	res := b.tx.SendBatch(ctx, q)
 	defer res.Close()
+	if _, err := res.Exec(); err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
 	if err := b.readSlots(res); err != nil {
 		return fmt.Errorf("postgres: lock batch slots: %w", err)
 	}

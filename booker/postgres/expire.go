@@ -38,7 +38,7 @@ FROM x JOIN s ON s.id = ANY(x.span_slot_ids || x.slot_id)
 ORDER BY x.id, s.start_at`
 
 // expire runs expireSQL in tx; the caller holds the holds' slots locked.
-func expire(ctx context.Context, tx pgx.Tx, ids []int64, now time.Time) ([]booker.Expiry, error) {
+func expire(ctx context.Context, tx querier, ids []int64, now time.Time) ([]booker.Expiry, error) {
 	rows, err := tx.Query(ctx, expireSQL, ids, now)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: expire holds: %w", err)

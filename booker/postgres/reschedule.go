@@ -207,7 +207,7 @@ func (b *batch) move(ctx context.Context, i int, a booker.Appointment) error {
 	r := booker.Rescheduling{FromSlotID: a.SlotID, FromDoctorID: from.doctorID, FromStartAt: from.startAt}
 	r.Appointment = booker.Appointment{ID: a.ID, SlotID: req.SlotID, PatientID: a.PatientID, Status: booker.StatusBooked,
 		DoctorID: to.doctorID, StartAt: to.startAt, EndAt: to.endAt}
-	refused, err := b.savepoint(ctx, func(tx pgx.Tx) error {
+	refused, err := b.savepoint(ctx, func(tx querier) error {
 		return tx.QueryRow(ctx, moveSQL, a.ID, req.SlotID, a.SlotID, req.IdempotencyKey, req.Fingerprint(),
 			to.doctorID, to.startAt, to.endAt, from.doctorID, from.startAt, from.endAt, to.capacity == 1).
 			Scan(&r.CreatedAt, &r.FromLeft, &r.Left)
@@ -230,15 +230,15 @@ func (b *batch) move(ctx context.Context, i int, a booker.Appointment) error {
 // savepoint runs fn under a savepoint. A refusal by a constraint the domain
 // names is rolled back to the savepoint and returned as refused; any other
 // failure is err, and fails the batch.
-func (b *batch) savepoint(ctx context.Context, fn func(pgx.Tx) error) (refused *shared.Error, err error) {
-	sp, err := b.tx.Begin(ctx)
-	if err != nil {
+func (b *batch) savepoint(ctx context.Context, fn func(querier) error) (refused *shared.Error, err error) {
+	if _, err := b.tx.Exec(ctx, "savepoint move"); err != nil {
 		return nil, err
 	}
-	if err = fn(sp); err == nil {
-		return nil, sp.Commit(ctx)
+	if err = fn(b.tx); err == nil {
+		_, err = b.tx.Exec(ctx, "release savepoint move")
+		return nil, err
 	}
-	if rbErr := sp.Rollback(ctx); rbErr != nil {
+	if _, rbErr := b.tx.Exec(ctx, "rollback to savepoint move"); rbErr != nil {
 		return nil, errors.Join(err, rbErr)
 	}
 	translated := translate(err)

@@ -25,12 +25,13 @@ const warmConns = 8
 // sequence: an appointment id per connection is never used. Warming is best
 // effort: a failure shows on first use.
 func warm(ctx context.Context, conn *pgx.Conn) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
+	q := &pgx.Batch{}
+	q.Queue(beginSQL) // prepared as a batch sends it
+	if err := conn.SendBatch(ctx, q).Close(); err != nil {
 		return nil // the pool finds a broken connection on first use
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	_ = warmWrites(ctx, tx)
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "rollback") }()
+	_ = warmWrites(ctx, conn)
 	return nil
 }
 
@@ -38,7 +39,7 @@ func warm(ctx context.Context, conn *pgx.Conn) error {
 // slot, its doctor and its patient are the backend's process id negated, so
 // that connections warming at once never meet in a constraint, and no real
 // one (whose ids are positive) ever does.
-func warmWrites(ctx context.Context, tx pgx.Tx) error {
+func warmWrites(ctx context.Context, tx querier) error {
 	var id int64
 	var start time.Time
 	err := tx.QueryRow(ctx, `
