@@ -37,13 +37,16 @@ type bus struct {
 	rows *bookingRows
 	// subjects are the subjects of the messages decideAll's booker pulled.
 	subjects chan string
+	// dropReplies makes decideAll's booker lose its replies on the way.
+	dropReplies bool
 }
 
 // bookingRows stands for plain bookings' appointment rows, the only record
 // the booker keeps of them: a gateway.KeyBookings.
 type bookingRows struct {
-	mu sync.Mutex
-	m  map[string]gateway.KeyBooking
+	mu    sync.Mutex
+	m     map[string]gateway.KeyBooking
+	reads atomic.Int64 // KeyBooking calls: the gateways' reads of the rows
 }
 
 // keepRows makes decideAll's booker keep its bookings as rows, and the
@@ -63,6 +66,7 @@ func (r *bookingRows) put(cmd shared.Command, a *shared.Appointment) {
 
 // KeyBooking implements gateway.KeyBookings.
 func (r *bookingRows) KeyBooking(_ context.Context, patientID int64, key string) (gateway.KeyBooking, bool, error) {
+	r.reads.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	kb, ok := r.m[shared.DecisionKey(patientID, key)]
@@ -174,7 +178,9 @@ func (b *bus) decide(cmd shared.Command, reply string) bool {
 	} else if _, err := b.kv.Create(context.Background(), shared.DecisionKey(cmd.PatientID, cmd.IdempotencyKey), data); err != nil {
 		return false
 	}
-	_ = b.nc.Publish(reply, data)
+	if !b.dropReplies {
+		_ = b.nc.Publish(reply, data)
+	}
 	return true
 }
 

@@ -100,6 +100,57 @@ func TestSubmitRecoversAnEnvelopeTheStreamMissed(t *testing.T) {
 	}
 }
 
+// TestSubmitReadsNoRecordOfItsOwnLateEnvelope: an envelope whose decisions
+// are late is confirmed with a PubAck, and the stream finds it a duplicate.
+// Its Msg-Id is this gateway's own, so the decisions come here as replies:
+// no command's record is read while the booker is merely behind.
+func TestSubmitReadsNoRecordOfItsOwnLateEnvelope(t *testing.T) {
+	b := newBus(t)
+	b.keepRows()
+	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.cfg.PackWait = 50 * time.Millisecond
+	b.decideAfter = 100 * time.Millisecond // five commands: half a second behind
+	acks := b.pubAcks()
+	q := b.gateway()
+	b.decideAll()
+	const n = 5
+	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
+			t.Fatalf("patient %d: decision %+v (ok %v), want their own booking", p, d, ok)
+		}
+	}
+	if got := acks.Load(); got != 1 {
+		t.Fatalf("%d PubAcks, want 1: the late envelope confirmed once", got)
+	}
+	if got := b.rows.reads.Load(); got != 0 {
+		t.Errorf("%d reads of the commands' records, want none: their replies were on their way", got)
+	}
+}
+
+// TestSubmitReadsTheRecordsOfAnOwnEnvelopeWhoseRepliesWereLost: when the
+// replies to an own envelope never come, its commands' records are read
+// once their replies have had time to come, and each gets its decision.
+func TestSubmitReadsTheRecordsOfAnOwnEnvelopeWhoseRepliesWereLost(t *testing.T) {
+	b := newBus(t)
+	b.keepRows()
+	b.dropReplies = true
+	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.cfg.PackWait = 50 * time.Millisecond
+	q := b.gateway()
+	b.decideAll()
+	const n = 3
+	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
+			t.Fatalf("patient %d: decision %+v (ok %v), want their own booking from its record", p, d, ok)
+		}
+	}
+	if got := b.rows.reads.Load(); got < n {
+		t.Errorf("%d reads of the records, want at least %d", got, n)
+	}
+}
+
 // submitTogether submits n commands from n goroutines released at once and
 // returns their decisions' channels, by patient.
 func submitTogether(t *testing.T, q *jetstream.Queue, n int, of func(patient int64) (doctor int64, cmd shared.Command)) []<-chan shared.Decision {
