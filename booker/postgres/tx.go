@@ -10,8 +10,8 @@ import (
 )
 
 // querier is what a batch asks of the connection its transaction runs on:
-// a pooled connection whose BEGIN went out with the batch's first read, or
-// a pgx.Tx.
+// a pooled connection whose BEGIN went out with the batch's first read
+// (inTx), a warming connection, or a pgx.Tx (ExpireHolds).
 type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
@@ -20,8 +20,8 @@ type querier interface {
 }
 
 // beginSQL opens a batch's transaction in the same round trip as its first
-// statements (batch.read): BEGIN on its own was one of a batch's four round
-// trips, and at 7:00, with the booker sharing the cores with thousands of
+// statements (batch.read), so that opening it costs no round trip of its
+// own: at 7:00, with the booker sharing the cores with thousands of
 // requests, each round trip is also a wait for the scheduler.
 const beginSQL = "begin"
 
