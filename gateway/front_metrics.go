@@ -32,7 +32,13 @@ func NewFrontMetrics(reg prometheus.Registerer, room *Room) *FrontMetrics {
 			func() float64 { w, _ := room.Sizes(); return float64(w) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_prequeue_size",
 			Help: "Booking requests waiting for their slot's opening lottery."},
-			func() float64 { _, p := room.Sizes(); return float64(p) }))
+			func() float64 { _, p := room.Sizes(); return float64(p) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_queue_inflight",
+			Help: "Booking commands this gateway has in the queue, admitted and not yet decided (bounded by MAX_INFLIGHT)."},
+			func() float64 { n, _ := room.Inflight(); return float64(n) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "gateway_starved_lines",
+			Help: "Slots whose waiting requests have room but wait for the gateway-wide bound on commands in flight."},
+			func() float64 { _, n := room.Inflight(); return float64(n) }))
 	return m
 }
 

@@ -1,10 +1,12 @@
 package gateway_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"termin/gateway"
 	"termin/shared"
 )
@@ -156,5 +158,48 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 	}
 	if _, _, _, known := room.Outlook(tickets[3]); known {
 		t.Error("an admitted request's wait is known; its slot has no pace yet")
+	}
+}
+
+// TestRoomExportsItsCommandsInFlightAndStarvedLines: the gauges an SRE reads
+// when the booker's stream is empty and requests still wait in the room
+// show the gateway-wide bound reached and the lines waiting for it.
+func TestRoomExportsItsCommandsInFlightAndStarvedLines(t *testing.T) {
+	now := time.Now()
+	cfg := gateway.DefaultRoomConfig()
+	cfg.MaxInflight = 2
+	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg)
+	reg := prometheus.NewRegistry()
+	gateway.NewFrontMetrics(reg, room)
+	var tickets []*gateway.Ticket
+	for id := int64(1); id <= 5; id++ { // one request on each of 5 slots
+		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}
+		tk, err := room.Join(t.Context(), s, request(s, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	q.waitCount(t, 2)
+	wantGauges(t, reg, map[string]float64{"gateway_queue_inflight": 2, "gateway_starved_lines": 3})
+	q.decide(t, room, tickets[0], booked(5))
+	wantGauges(t, reg, map[string]float64{"gateway_queue_inflight": 2, "gateway_starved_lines": 2})
+}
+
+// wantGauges checks the registry's gauges of those names.
+func wantGauges(t *testing.T, reg *prometheus.Registry, want map[string]float64) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if _, ok := want[f.GetName()]; ok {
+			got[f.GetName()] = f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("gauges %v, want %v", got, want)
 	}
 }

@@ -15,6 +15,17 @@ func (r *Room) Sizes() (waiting, pre int) {
 	return waiting, pre
 }
 
+// Inflight reports, for metrics, the commands this gateway has in the queue
+// and the lines that have room but wait for one of them to be decided,
+// because the gateway-wide bound (MAX_INFLIGHT) is reached: when both are
+// high while the booker's stream is empty, decided commands are waiting for
+// the gateway to take their replies.
+func (r *Room) Inflight() (inflight, starved int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight, len(r.starved)
+}
+
 // Lines is the number of slots the room keeps state for.
 func (r *Room) Lines() int {
 	r.mu.Lock()
