@@ -124,15 +124,7 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg, gateway.WithClock(clock))
-	var tickets []*gateway.Ticket
-	for id := int64(1); id <= 20; id++ { // one request on each of 20 slots
-		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}
-		tk, err := room.Join(t.Context(), s, request(s, id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
+	tickets := joinOnePerSlot(t, room, 20, now.Add(time.Hour))
 	q.waitCount(t, 2)
 	if _, _, _, known := room.Outlook(tickets[19]); known {
 		t.Fatal("a wait is known before the gateway has decided anything")
@@ -171,15 +163,7 @@ func TestRoomExportsItsCommandsInFlightAndStarvedLines(t *testing.T) {
 	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg)
 	reg := prometheus.NewRegistry()
 	gateway.NewFrontMetrics(reg, room)
-	var tickets []*gateway.Ticket
-	for id := int64(1); id <= 5; id++ { // one request on each of 5 slots
-		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}
-		tk, err := room.Join(t.Context(), s, request(s, id))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tickets = append(tickets, tk)
-	}
+	tickets := joinOnePerSlot(t, room, 5, now.Add(time.Hour))
 	q.waitCount(t, 2)
 	wantGauges(t, reg, map[string]float64{"gateway_queue_inflight": 2, "gateway_starved_lines": 3})
 	q.decide(t, room, tickets[0], booked(5))
@@ -202,4 +186,20 @@ func wantGauges(t *testing.T, reg *prometheus.Registry, want map[string]float64)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("gauges %v, want %v", got, want)
 	}
+}
+
+// joinOnePerSlot joins one request on each of n slots (ids 1 to n) of
+// doctor 42, all starting at start.
+func joinOnePerSlot(t *testing.T, room *gateway.Room, n int64, start time.Time) []*gateway.Ticket {
+	t.Helper()
+	var tickets []*gateway.Ticket
+	for id := int64(1); id <= n; id++ {
+		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: start, Capacity: 10}
+		tk, err := room.Join(t.Context(), s, request(s, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk)
+	}
+	return tickets
 }

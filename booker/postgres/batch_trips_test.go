@@ -3,31 +3,13 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
+	"termin/booker/internal/testkit"
 	"termin/migrations/pgtest"
 )
-
-// trips counts the round trips a pool's connections make: each query and
-// each batch of queries is one.
-type trips struct{ n atomic.Int64 }
-
-func (c *trips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-func (c *trips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
-func (c *trips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	c.n.Add(1)
-	return ctx
-}
-func (c *trips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
-func (c *trips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // TestBatchOfBookingsTakesThreeRoundTrips: a batch's BEGIN goes out with its
 // first read, so deciding any number of bookings costs three round trips
@@ -36,18 +18,7 @@ func (c *trips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)
 // requests, and every round trip is also a wait for the scheduler.
 func TestBatchOfBookingsTakesThreeRoundTrips(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counter := &trips{}
-	cfg.ConnConfig.Tracer = counter
-	cfg.MaxConns = 1
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool, trips := testkit.CountedPool(t, pgtest.URL(t), 1)
 	store := newStoreOn(pool)
 	batch := func(from int) []booker.Op {
 		ops := make([]booker.Op, 10)
@@ -61,7 +32,7 @@ func TestBatchOfBookingsTakesThreeRoundTrips(t *testing.T) {
 	if _, err := store.Decide(ctx, first); err != nil { // prepares the statements
 		t.Fatal(err)
 	}
-	counter.n.Store(0)
+	trips.Reset()
 	out, err := store.Decide(ctx, second)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +42,7 @@ func TestBatchOfBookingsTakesThreeRoundTrips(t *testing.T) {
 			t.Fatalf("booking %d: %+v, want it booked", i, o)
 		}
 	}
-	if n := counter.n.Load(); n != 3 {
+	if n := trips.Count(); n != 3 {
 		t.Fatalf("a batch of 10 bookings took %d round trips, want 3", n)
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE status = 'BOOKED'`); n != 20 {

@@ -115,11 +115,7 @@ func TestSubmitReadsNoRecordOfItsOwnLateEnvelope(t *testing.T) {
 	b.decideAll()
 	const n = 5
 	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
-	for p, ch := range chs {
-		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
-			t.Fatalf("patient %d: decision %+v (ok %v), want their own booking", p, d, ok)
-		}
-	}
+	wantOwnBookings(t, chs)
 	if got := acks.Load(); got != 1 {
 		t.Fatalf("%d PubAcks, want 1: the late envelope confirmed once", got)
 	}
@@ -141,13 +137,20 @@ func TestSubmitReadsTheRecordsOfAnOwnEnvelopeWhoseRepliesWereLost(t *testing.T) 
 	b.decideAll()
 	const n = 3
 	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
-	for p, ch := range chs {
-		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
-			t.Fatalf("patient %d: decision %+v (ok %v), want their own booking from its record", p, d, ok)
-		}
-	}
+	wantOwnBookings(t, chs)
 	if got := b.rows.reads.Load(); got < n {
 		t.Errorf("%d reads of the records, want at least %d", got, n)
+	}
+}
+
+// wantOwnBookings checks that each channel, by patient, yields that
+// patient's own booking, not a replay.
+func wantOwnBookings(t *testing.T, chs []<-chan shared.Decision) {
+	t.Helper()
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Replay {
+			t.Fatalf("patient %d: decision %+v (ok %v), want their own booking", p, d, ok)
+		}
 	}
 }
 
