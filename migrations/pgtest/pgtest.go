@@ -56,17 +56,28 @@ func URL(t testing.TB) string {
 func Pool(t testing.TB, maxConns int32) (*pgxpool.Pool, string) {
 	t.Helper()
 	dbURL := URL(t)
+	return Open(t, dbURL, maxConns, nil), dbURL
+}
+
+// Open opens dbURL as a pgx pool of at most maxConns connections, closed
+// when the test ends; configure, when set, adjusts the pool's configuration
+// first (a tracer, say).
+func Open(t testing.TB, dbURL string, maxConns int32, configure func(*pgxpool.Config)) *pgxpool.Pool {
+	t.Helper()
 	cfg, err := pgxpool.ParseConfig(dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.MaxConns = maxConns
+	if configure != nil {
+		configure(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return pool, dbURL
+	return pool
 }
 
 // Source names where the server of this test process came from, for logs.

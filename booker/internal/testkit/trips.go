@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/migrations/pgtest"
 )
 
 // Trips counts the round trips a pool's connections make to PostgreSQL:
@@ -44,17 +45,7 @@ func (c *Trips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)
 // round trips are counted, closed when the test ends.
 func CountedPool(t testing.TB, url string, maxConns int32) (*pgxpool.Pool, *Trips) {
 	t.Helper()
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
 	trips := &Trips{}
-	cfg.ConnConfig.Tracer = trips
-	cfg.MaxConns = maxConns
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool := pgtest.Open(t, url, maxConns, func(cfg *pgxpool.Config) { cfg.ConnConfig.Tracer = trips })
 	return pool, trips
 }
