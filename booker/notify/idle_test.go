@@ -14,8 +14,7 @@ import (
 // empty looks up no contacts and no doctors. Every quiet fetch window (a
 // tenth of a second) used to cost two queries, all day long.
 func TestIdleNotifierAsksTheDatabaseNothing(t *testing.T) {
-	_, url := pgtest.Pool(t, 2)
-	db, trips := testkit.CountedPool(t, url, 4)
+	db, trips := testkit.CountedPool(t, pgtest.URL(t), 4)
 	_, js, ns := testkit.NATS(t)
 	cons := setupStreams(t, js, ns)
 	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, Log: testLogger(),
