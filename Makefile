@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run stop loadtest loadtest-all hotslot-compare bench
+.PHONY: build test lint run stop loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
 
 build:
 	@mkdir -p bin
@@ -30,6 +30,26 @@ run:
 	@mkdir -p bin
 	@$(GO) build -o bin/run ./system/cmd/run
 	@exec ./bin/run
+
+# The deployed layout on this machine: bin/gateway, bin/booker and a
+# nats-server (built from the version the tests embed) as processes of their
+# own, configured as docker-compose.yml configures them (the NATS store
+# fsyncs before every acknowledgement), with `make run`'s PostgreSQL, demo
+# and tokens. .data/run.env names their pids, which the load test's CPU
+# table then measures.
+build-deployed: build
+	$(GO) build -o bin/nats-server github.com/nats-io/nats-server/v2
+	$(GO) build -o bin/run ./system/cmd/run
+
+run-deployed: build-deployed
+	@RUN_LAYOUT=processes exec ./bin/run
+
+# Both scenarios against a running `make run-deployed`: every doctor's
+# opening at 1,000 clicks/s (LOADTEST_RATE for another rate), then the
+# popular doctor's opening at 5,000 clicks/s.
+loadtest-deployed: build
+	./bin/loadtest -scenario opening-all -rate $(or $(LOADTEST_RATE),1000) -duration 20s $(LOADTEST_FLAGS)
+	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
 
 # Stops a `make run` of this directory from another shell, and the private
 # PostgreSQL cluster under .data/ if a killed run left it running.

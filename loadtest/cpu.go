@@ -37,6 +37,23 @@ func DefaultProcesses() []ProcessGroup {
 	}
 }
 
+// LayoutProcesses are the processes of a run of the deployed layout, by
+// pid (an empty pid leaves its process out), in DefaultProcesses' order,
+// with PostgreSQL found by name and no one-process system.
+func LayoutProcesses(gateway, booker, nats string) []ProcessGroup {
+	g := DefaultProcesses()
+	g[0].Match, g[1].Match, g[2].Match = pids(gateway), pids(booker), pids(nats)
+	g[4].Match = nil
+	return g
+}
+
+func pids(pid string) []string {
+	if pid == "" {
+		return nil
+	}
+	return []string{pid}
+}
+
 // CPUReport is the CPU each process spent between the two readings (before
 // the first click, after the system caught up), per confirmed booking. CPU
 // time does not depend on how the cores are shared, so it is the figure by

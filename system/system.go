@@ -33,6 +33,9 @@ type Config struct {
 	Gateway  gatewayapp.Config
 	SeedDemo bool
 	Logger   *slog.Logger
+	// Processes, when set, runs the gateway, the booker and NATS as
+	// processes of their own (the deployed layout) instead of in this one.
+	Processes *ProcessesConfig
 }
 
 // DatabaseName is the database the system keeps its tables in on a server it
@@ -54,6 +57,24 @@ type System struct {
 	// natsPasswords are the embedded server's users' passwords; nil when
 	// the system uses a server at NATS_URL.
 	natsPasswords map[string]string
+	// procs are the deployed layout's processes; nil in one process.
+	procs *processes
+}
+
+// GatewayURL is the gateway's base URL, in either layout.
+func (s *System) GatewayURL() string {
+	if s.procs != nil {
+		return s.procs.gatewayURL
+	}
+	return s.Gateway.URL()
+}
+
+// BookerAddr is the booker's admin address, in either layout.
+func (s *System) BookerAddr() string {
+	if s.procs != nil {
+		return s.procs.bookerAddr
+	}
+	return s.Booker.Addr()
 }
 
 // NATSUserURL is NATSURL with the credentials of one of the embedded
@@ -79,6 +100,9 @@ func Start(ctx context.Context, cfg Config) (*System, error) {
 func (s *System) start(ctx context.Context, cfg Config) (err error) {
 	if err = s.findPostgres(ctx, cfg); err != nil {
 		return err
+	}
+	if cfg.Processes != nil {
+		return s.startLayout(ctx, cfg)
 	}
 	if err = s.findNATS(cfg); err != nil {
 		return err
@@ -178,6 +202,9 @@ func (s *System) findNATS(cfg Config) error {
 // private PostgreSQL cluster, if this system started them.
 func (s *System) Shutdown(ctx context.Context) error {
 	var errs []error
+	if s.procs != nil {
+		errs = append(errs, s.procs.stop())
+	}
 	if s.Gateway != nil {
 		errs = append(errs, s.Gateway.Shutdown(ctx))
 	}

@@ -112,7 +112,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	fs.StringVar(&o.AuthToken, "auth-token", "", "admin bearer token; default AUTH_TOKEN, else one signed with AUTH_SECRET, else make run's .data/admin.token")
 	morningFlags(fs, &o)
-	procs := processFlags(fs)
+	procs := processFlags(fs, run)
 	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
 	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; 0 = 5s (LOADTEST_STEP_DURATION)")
 	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
@@ -163,11 +163,16 @@ func morningFlags(fs *flag.FlagSet, o *loadtest.Options) {
 }
 
 // processFlags name the processes whose CPU is charged per booking: each a
-// comma-separated list of process names or pids; empty leaves it out. The
-// returned function builds the groups once the flags are parsed.
-func processFlags(fs *flag.FlagSet) func() []loadtest.ProcessGroup {
+// comma-separated list of process names or pids; empty leaves it out. A run
+// of the deployed layout names its processes' pids in run.env, which are
+// then the defaults. The returned function builds the groups once the flags
+// are parsed.
+func processFlags(fs *flag.FlagSet, run map[string]string) func() []loadtest.ProcessGroup {
 	var vals []*string
 	defaults := loadtest.DefaultProcesses()
+	if run["GATEWAY_PID"] != "" {
+		defaults = loadtest.LayoutProcesses(run["GATEWAY_PID"], run["BOOKER_PID"], run["NATS_PID"])
+	}
 	flags := []string{"gateway-proc", "booker-proc", "nats-proc", "postgres-proc", "system-proc"}
 	for i, g := range defaults {
 		envName := "LOADTEST_" + strings.ToUpper(strings.ReplaceAll(flags[i], "-", "_"))

@@ -47,11 +47,18 @@ func main() {
 // devAuth gives the gateway a development secret when none is set (a random
 // one, new at every start) and signs a patient and an admin token with the
 // secret in use, written under dataDir. With AUTH_DISABLED=1 there is none.
-func devAuth(gcfg *gatewayapp.Config) (*system.DevAuth, error) {
+func devAuth(gcfg *gatewayapp.Config, processes bool) (*system.DevAuth, error) {
 	if gcfg.Auth.Disabled {
 		return nil, nil
 	}
-	dev, err := system.NewDevAuth(gcfg.Auth.Secret)
+	secret := gcfg.Auth.Secret
+	if len(secret) == 0 && processes { // it travels in the gateway's environment
+		var err error
+		if secret, err = system.NewProcessSecret(); err != nil {
+			return nil, err
+		}
+	}
+	dev, err := system.NewDevAuth(secret)
 	if err != nil {
 		return nil, err
 	}
@@ -105,13 +112,35 @@ func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.De
 	if err != nil {
 		return nil, nil, err
 	}
-	dev, err := devAuth(&gcfg)
+	layout, err := processesLayout()
 	if err != nil {
 		return nil, nil, err
 	}
+	dev, err := devAuth(&gcfg, layout != nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if layout != nil && dev != nil {
+		layout.Secret, layout.AdminToken = dev.Secret, dev.AdminToken
+	}
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
-		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger,
+		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger, Processes: layout,
 	})
 	return sys, dev, err
+}
+
+// processesLayout reads RUN_LAYOUT: "one-process" (the default) runs the
+// gateway, the booker and an embedded NATS in this process; "processes"
+// runs bin/gateway, bin/booker and bin/nats-server as processes of their
+// own, as they are deployed.
+func processesLayout() (*system.ProcessesConfig, error) {
+	switch layout := os.Getenv("RUN_LAYOUT"); layout {
+	case "", "one-process":
+		return nil, nil
+	case "processes":
+		return &system.ProcessesConfig{BinDir: "bin", Output: os.Stderr}, nil
+	default:
+		return nil, fmt.Errorf("RUN_LAYOUT=%q: one-process or processes", layout)
+	}
 }

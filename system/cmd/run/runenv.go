@@ -21,9 +21,15 @@ type envVar struct{ name, value string }
 // authentication is disabled).
 func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
 	env := []envVar{
-		{"GW", sys.Gateway.URL()},
+		{"GW", sys.GatewayURL()},
 		{"DB", sys.DatabaseURL},
-		{"BOOKER", "http://" + sys.Booker.Addr()},
+		{"BOOKER", "http://" + sys.BookerAddr()},
+	}
+	pids := sys.PIDs()
+	for _, name := range []string{"gateway", "booker", "nats-server"} {
+		if pid, ok := pids[name]; ok {
+			env = append(env, envVar{strings.ToUpper(strings.ReplaceAll(name, "-server", "")) + "_PID", strconv.Itoa(pid)})
+		}
 	}
 	if dev != nil {
 		env = append(env, envVar{"TOKEN", dev.PatientToken}, envVar{"ADMIN_TOKEN", dev.AdminToken})
@@ -78,11 +84,11 @@ func shellQuote(s string) string {
 func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntermin is running.\n")
-	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.Gateway.URL())
+	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.GatewayURL())
 	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
 	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
-	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.Gateway.URL(), dev))
-	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.Booker.Addr())
+	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.GatewayURL(), dev))
+	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.BookerAddr())
 	if dev != nil {
 		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
 		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package system
+
+import "os/exec"
+
+func setChildAttrs(*exec.Cmd) {}

@@ -1,0 +1,14 @@
+//go:build unix && !linux
+
+package system
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setChildAttrs puts a child in a process group of its own, so that Ctrl-C
+// in the terminal reaches the run alone, which stops the children in order.
+func setChildAttrs(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
