@@ -2,8 +2,8 @@ package shared
 
 import "encoding/json"
 
-// Envelope carries the booking commands one gateway received within a few
-// milliseconds as one message of the booking stream, on the subject
+// Envelope carries the booking commands of one partition that one gateway
+// received within a few milliseconds as one message of the booking stream, on the subject
 // EnvelopeSubject makes. At 07:00 nearly every click is a booking of a
 // different doctor, so per-doctor messages never grow together: each was a
 // store write, a delivery and an acknowledgement of its own, the largest
@@ -30,8 +30,12 @@ const (
 // EnvelopeToken ends the subject of an envelope, in place of a doctor's id.
 const EnvelopeToken = "envelope"
 
-// EnvelopeSubject is the subject envelopes are published on below prefix.
-func EnvelopeSubject(prefix string) string { return prefix + "." + EnvelopeToken }
+// EnvelopeSubject is the subject of a partition's envelopes below prefix.
+// An envelope carries commands of its partition only, so that it goes to
+// the booker that holds their doctors.
+func EnvelopeSubject(prefix string, partition int) string {
+	return PartitionSubject(prefix, partition) + "." + EnvelopeToken
+}
 
 // EnvelopeMsgIDPrefix starts the de-duplication id of an envelope; the rest
 // is unique per envelope, so that publishing it again is a duplicate.

@@ -206,9 +206,10 @@ type Reply struct {
 	Decision Decision `json:"decision"`
 }
 
-// Subject is the per-doctor subject a command is published on.
+// Subject is the per-doctor subject a command is published on, within its
+// partition: "<prefix>.<partition>.<doctorId>".
 func Subject(prefix string, doctorID int64) string {
-	return prefix + "." + strconv.FormatInt(doctorID, 10)
+	return PartitionSubject(prefix, Partition(doctorID)) + "." + strconv.FormatInt(doctorID, 10)
 }
 
 // BookingMsgID is the JetStream de-duplication id of a booking: the patient and
@@ -244,7 +245,9 @@ func DecisionKey(patientID int64, key string) string {
 // Names of the JetStream assets both binaries use. The booker creates them at
 // start; the gateway binds to them.
 const (
-	StreamName           = "BOOKINGS"
+	StreamName = "BOOKINGS"
+	// ConsumerName starts the name of each partition's consumer
+	// (PartitionConsumer).
 	ConsumerName         = "booker"
 	DecisionsBucket      = "booking-decisions"
 	DefaultSubjectPrefix = "booking"

@@ -56,9 +56,10 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 			Publish: []string{
 				"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "$KV." + bucket + ".>", "_INBOX.>",
 				ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("appointment.>"), ns.Subject("notify.dead.>"),
-				ns.Subject(jetstream.DeadSubject) + ".>",
+				ns.Subject(jetstream.DeadSubject) + ".>", ns.Subject(jetstream.MembersSubject),
 			},
-			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject)},
+			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject),
+				ns.Subject(jetstream.MembersSubject)},
 			Responses: true,
 		},
 	}

@@ -55,12 +55,12 @@ func TestRunsOnTheInstalledNATSServer(t *testing.T) {
 	}
 }
 
-// queueSettled reports whether the booker's consumer holds nothing, neither
-// undelivered nor unacknowledged: a terminated message counts as settled, one
-// whose termination the server ignored does not.
+// queueSettled reports whether the consumer of doctor 42's partition holds
+// nothing, neither undelivered nor unacknowledged: a terminated message
+// counts as settled, one whose termination the server ignored does not.
 func (s *stack) queueSettled(nc *nats.Conn) error {
 	js, _ := natsjs.New(nc)
-	cons, err := js.Consumer(context.Background(), s.space.Name(shared.StreamName), shared.ConsumerName)
+	cons, err := js.Consumer(context.Background(), s.space.Name(shared.StreamName), shared.PartitionConsumer(shared.Partition(42)))
 	if err != nil {
 		return err
 	}

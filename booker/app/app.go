@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"termin/booker"
@@ -135,12 +136,15 @@ func (a *App) registry() *prometheus.Registry {
 	return reg
 }
 
-func (a *App) run(cons natsjs.Consumer, w *jetstream.Worker, m *jetstream.Metrics) {
+// run shares the partitions with the other bookers and decides the
+// commands of those this booker holds, until Shutdown.
+func (a *App) run(parts jetstream.Partitions, w *jetstream.Worker, m *jetstream.Metrics) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	pool := &jetstream.Pool{Consumer: cons, Worker: w, Size: a.cfg.Workers,
-		BatchSize: max(a.cfg.BatchSize, 1), BatchWait: a.cfg.BatchWait, Log: a.cfg.Logger}
-	go jetstream.WatchQueue(ctx, cons, m, time.Second)
+	members := jetstream.NewMembers(a.nc, a.cfg.Stream.Namespace, nuid.Next(), a.cfg.Logger)
+	pool := &jetstream.Pool{Partitions: parts, Worker: w, Members: members, Size: a.cfg.Workers,
+		BatchSize: max(a.cfg.BatchSize, 1), BatchWait: a.cfg.BatchWait, Log: a.cfg.Logger, Held: m.SetHeld}
+	go jetstream.WatchQueue(ctx, parts, m, time.Second)
 	go func() {
 		defer close(a.done)
 		if err := pool.Run(ctx); err != nil {

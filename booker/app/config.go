@@ -112,7 +112,7 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 25*time.Millisecond), "how long a command waits in its lane for company before its batch goes: longer means fewer, larger transactions (BOOKER_BATCH_WAIT)")
 	dbConns := fs.Int("db-conns", envconf.Int("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
 	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
-	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the booking stream's subjects: <prefix>.<doctorId> and <prefix>.envelope (BOOKING_SUBJECT_PREFIX)")
+	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the booking stream's subjects: <prefix>.<partition>.<doctorId> and <prefix>.<partition>.envelope (BOOKING_SUBJECT_PREFIX)")
 	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the gateways' must match (NATS_NAMESPACE)")
 	fs.IntVar(&cfg.Stream.MaxDeliver, "max-deliver", envconf.Int("BOOKER_MAX_DELIVER", cfg.Stream.MaxDeliver), "deliveries of a command before it is parked on the dead-letter stream (BOOKER_MAX_DELIVER)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envconf.Int("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")

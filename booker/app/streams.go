@@ -15,16 +15,28 @@ import (
 )
 
 // watched is the fixed set of JetStream assets the booker reports on, so the
-// stream and consumer labels have a handful of values whatever the load. The
-// labels are the names without the namespace, which dashboards query.
-// Per-doctor subjects are deliberately not labels: a clinic network has
-// thousands of doctors, and `nats stream subjects BOOKINGS` shows them.
-var watched = []struct{ stream, consumer string }{
-	{shared.StreamName, shared.ConsumerName},
-	{outbox.StreamName, notify.ConsumerName},
-	{"KV_" + shared.DecisionsBucket, ""},
-	{notify.DeadStream, ""},
-	{jetstream.DeadStream, ""},
+// stream and consumer labels have a handful of values whatever the load: the
+// booking stream with each partition's consumer, and the others. The labels
+// are the names without the namespace, which dashboards query. Per-doctor
+// subjects are deliberately not labels: a clinic network has thousands of
+// doctors, and `nats stream subjects BOOKINGS` shows them.
+var watched = []struct {
+	stream    string
+	consumers []string
+}{
+	{shared.StreamName, partitionConsumers()},
+	{outbox.StreamName, []string{notify.ConsumerName}},
+	{"KV_" + shared.DecisionsBucket, nil},
+	{notify.DeadStream, nil},
+	{jetstream.DeadStream, nil},
+}
+
+func partitionConsumers() []string {
+	out := make([]string, shared.Partitions)
+	for p := range out {
+		out[p] = shared.PartitionConsumer(p)
+	}
+	return out
 }
 
 // streamCollector asks JetStream for each watched stream's and consumer's
@@ -35,6 +47,7 @@ type streamCollector struct {
 	ns                                             shared.Namespace
 	pending, ackPending, redelivered, waiting      *prometheus.Desc
 	messages, bytes, replicas, current, infoErrors *prometheus.Desc
+	oldest                                         *prometheus.Desc
 }
 
 func newStreamCollector(js natsjs.JetStream, ns shared.Namespace) *streamCollector {
@@ -51,13 +64,14 @@ func newStreamCollector(js natsjs.JetStream, ns shared.Namespace) *streamCollect
 		replicas:    d("booker_stream_replicas", "Replicas the stream is configured with.", byStream, nil),
 		current:     d("booker_stream_replicas_current", "Replicas online and caught up with the leader, the leader included.", byStream, nil),
 		infoErrors:  d("booker_stream_info_errors", "1 when the stream's state could not be read at this scrape (no leader, NATS down).", byStream, nil),
+		oldest:      d("booker_partition_oldest_seconds", "Age of the oldest command of a partition not yet acknowledged; 0 when it has none.", []string{"partition"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *streamCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.pending, c.ackPending, c.redelivered, c.waiting,
-		c.messages, c.bytes, c.replicas, c.current, c.infoErrors} {
+		c.messages, c.bytes, c.replicas, c.current, c.infoErrors, c.oldest} {
 		ch <- d
 	}
 }
@@ -69,12 +83,12 @@ func (c *streamCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, w := range watched {
-		wg.Go(func() { c.collect(ctx, ch, w.stream, w.consumer) })
+		wg.Go(func() { c.collect(ctx, ch, w.stream, w.consumers) })
 	}
 	wg.Wait()
 }
 
-func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metric, stream, consumer string) {
+func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metric, stream string, consumers []string) {
 	s, err := c.js.Stream(ctx, c.name(stream))
 	ch <- prometheus.MustNewConstMetric(c.infoErrors, prometheus.GaugeValue, boolFloat(err != nil), stream)
 	if err != nil {
@@ -85,18 +99,35 @@ func (c *streamCollector) collect(ctx context.Context, ch chan<- prometheus.Metr
 	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(info.State.Bytes), stream)
 	ch <- prometheus.MustNewConstMetric(c.replicas, prometheus.GaugeValue, float64(info.Config.Replicas), stream)
 	ch <- prometheus.MustNewConstMetric(c.current, prometheus.GaugeValue, float64(currentReplicas(info.Cluster)), stream)
-	if consumer == "" {
-		return
+	for _, consumer := range consumers {
+		cons, err := s.Consumer(ctx, consumer)
+		if err != nil {
+			continue
+		}
+		ci := cons.CachedInfo()
+		for desc, v := range map[*prometheus.Desc]int{c.pending: int(ci.NumPending), c.ackPending: ci.NumAckPending,
+			c.redelivered: ci.NumRedelivered, c.waiting: ci.NumWaiting} {
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v), stream, consumer)
+		}
+		if stream == shared.StreamName {
+			c.collectOldest(ctx, ch, s, ci)
+		}
 	}
-	cons, err := s.Consumer(ctx, consumer)
-	if err != nil {
-		return
+}
+
+// collectOldest is the age of the oldest command of a partition that is not
+// yet acknowledged: the first of its subjects after the consumer's ack
+// floor. It is what a patient whose booking waits there has waited.
+func (c *streamCollector) collectOldest(ctx context.Context, ch chan<- prometheus.Metric, s natsjs.Stream, ci *natsjs.ConsumerInfo) {
+	age := 0.0
+	if ci.NumPending > 0 || ci.NumAckPending > 0 {
+		m, err := s.GetMsg(ctx, ci.AckFloor.Stream+1, natsjs.WithGetMsgSubject(ci.Config.FilterSubject))
+		if err == nil {
+			age = max(0, time.Since(m.Time).Seconds())
+		}
 	}
-	ci := cons.CachedInfo()
-	for desc, v := range map[*prometheus.Desc]int{c.pending: int(ci.NumPending), c.ackPending: ci.NumAckPending,
-		c.redelivered: ci.NumRedelivered, c.waiting: ci.NumWaiting} {
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(v), stream, consumer)
-	}
+	partition := strings.TrimPrefix(ci.Name, shared.ConsumerName+"-")
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, age, partition)
 }
 
 // name is the watched stream's name in the namespace; a bucket's stream is

@@ -117,7 +117,7 @@ func plainBooking(slot, patient int64) shared.Command {
 }
 
 func envelopeSubject(q *queue) string {
-	return shared.EnvelopeSubject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix))
+	return shared.EnvelopeSubject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix), 0)
 }
 
 // envelopeReplies listens on a gateway's inbox for the decisions of its

@@ -98,7 +98,7 @@ type queue struct {
 	nc      *nats.Conn
 	js      natsjs.JetStream
 	cfg     jetstream.Config
-	cons    natsjs.Consumer
+	parts   jetstream.Partitions
 	kv      natsjs.KeyValue
 	worker  *jetstream.Worker
 	metrics *jetstream.Metrics
@@ -112,11 +112,11 @@ func newQueue(t *testing.T, svc booker.BatchService) *queue {
 	cfg := jetstream.DefaultConfig()
 	cfg.Namespace = space
 	cfg.AckWait = 5 * time.Second
-	cons, kv, err := jetstream.Setup(t.Context(), js, cfg)
+	parts, kv, err := jetstream.Setup(t.Context(), js, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &queue{t: t, nc: nc, js: js, cfg: cfg, cons: cons, kv: kv, replies: make(chan shared.Decision, 1000),
+	q := &queue{t: t, nc: nc, js: js, cfg: cfg, parts: parts, kv: kv, replies: make(chan shared.Decision, 1000),
 		inbox: nats.NewInbox(), metrics: jetstream.NewMetrics(prometheus.NewRegistry())}
 	q.worker = &jetstream.Worker{Service: svc, Decisions: kv, JS: js, Conn: nc, Metrics: q.metrics, Log: quiet(),
 		Namespace: space, MaxDeliver: cfg.MaxDeliver}
@@ -139,7 +139,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 func (q *queue) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	pool := &jetstream.Pool{Consumer: q.cons, Worker: q.worker, Size: 2, BatchSize: 5, BatchWait: time.Millisecond, Log: quiet()}
+	pool := &jetstream.Pool{Partitions: q.parts, Worker: q.worker, Size: 2, BatchSize: 5, BatchWait: time.Millisecond, Log: quiet()}
 	go func() { done <- pool.Run(ctx) }()
 	q.t.Cleanup(func() {
 		cancel()
@@ -188,7 +188,7 @@ func (q *queue) replyOn(ch <-chan shared.Decision) shared.Decision {
 // every message was acknowledged or terminated.
 func (q *queue) settled() {
 	q.t.Helper()
-	poll.For(q.t, 10*time.Second, 10*time.Millisecond, func() error { return testkit.Settled(q.cons) })
+	poll.For(q.t, 10*time.Second, 10*time.Millisecond, func() error { return testkit.Settled(q.parts.Consumers...) })
 }
 
 func mustJSON(t *testing.T, v any) []byte {

@@ -1,6 +1,8 @@
 package jetstream
 
 import (
+	"strconv"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/shared"
 )
@@ -16,6 +18,19 @@ type Metrics struct {
 	Pending     prometheus.Gauge
 	AckPending  prometheus.Gauge
 	BatchSize   prometheus.Histogram
+	// Held is 1 for each partition this booker holds, by partition.
+	Held *prometheus.GaugeVec
+}
+
+// SetHeld shows which partitions this booker holds.
+func (m *Metrics) SetHeld(held []bool) {
+	for p, h := range held {
+		v := 0.0
+		if h {
+			v = 1
+		}
+		m.Held.WithLabelValues(strconv.Itoa(p)).Set(v)
+	}
 }
 
 // NewMetrics registers the booker's queue metrics on reg.
@@ -59,8 +74,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Commands decided together in one database transaction.",
 			Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200},
 		}),
+		Held: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "booker_partition_held",
+			Help: "1 for each partition of the doctors this booker holds (decides the commands of), 0 for the others.",
+		}, []string{"partition"}),
 	}
-	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.DeadLetters, m.Redelivered, m.Retries, m.Pending, m.AckPending, m.BatchSize)
+	reg.MustRegister(m.Reserve, m.Outcomes, m.Terminated, m.DeadLetters, m.Redelivered, m.Retries, m.Pending, m.AckPending,
+		m.BatchSize, m.Held)
+	m.SetHeld(make([]bool, shared.Partitions))
 	for _, c := range []shared.Code{shared.Booked, "REPLAYED", shared.Cancelled, shared.CodeSlotFull,
 		shared.CodeSlotClosed, shared.CodeAlreadyBooked, shared.CodeSlotNotFound, shared.CodeIdempotencyKeyReused} {
 		m.Outcomes.WithLabelValues(string(c))

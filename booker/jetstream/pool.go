@@ -11,44 +11,58 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Pool drains the booking consumer in batches through a fixed number of
-// workers. Commands are routed to workers by their slot, and each worker
-// decides its batches one after the other, so a slot's requests are decided
-// in the order the stream holds them. Size bounds this booker's
+// Pool drains the partitions this booker holds in batches through a fixed
+// number of lanes. Commands are routed to lanes by their slot, and each
+// lane decides its batches one after the other, so a slot's requests are
+// decided in the order the stream holds them. Size bounds this booker's
 // concurrent transactions; it should not exceed the database pool.
+//
+// The partitions are shared with the other bookers (Members): each booker
+// holds the partitions assign gives it among the bookers it hears, and only
+// the holder asks for a partition's commands, so one doctor's commands are
+// decided by one booker, in stream order. A booker hands a partition over
+// by letting go of it once the commands it holds are decided; one that is
+// not heard any more loses its partitions to the others at once.
 type Pool struct {
-	Consumer jetstream.Consumer
-	Worker   *Worker
-	Size     int
+	Partitions Partitions
+	Worker     *Worker
+	// Members is this booker's view of the others; nil holds every
+	// partition alone.
+	Members *Members
+	Size    int
 	// BatchSize and BatchWait bound a batch: it is cut when it is full, or
 	// else once its oldest command has waited BatchWait.
 	BatchSize int
 	BatchWait time.Duration
 	Log       *slog.Logger
+	// Held, when set, is told which partitions this booker holds.
+	Held func(held []bool)
+
+	lanes []*lane
+	parts []*partition
 }
 
-// Run pulls and decides commands until ctx is cancelled. Then it stops
-// pulling, finishes and acknowledges the messages already in hand, and returns.
+// Run holds partitions and decides their commands until ctx is cancelled.
+// Then it stops asking for commands, finishes and acknowledges those in
+// hand, lets its partitions go and returns.
 func (p *Pool) Run(ctx context.Context) error {
-	it, err := p.Consumer.Messages(jetstream.PullMaxMessages(2 * p.Size * p.BatchSize))
-	if err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, it.Drain)
-	defer stop()
 	work := context.WithoutCancel(ctx) // messages in hand are finished after shutdown begins
-	lanes := make([]*lane, p.Size)
+	p.lanes = make([]*lane, p.Size)
 	var wg sync.WaitGroup
-	for i := range lanes {
-		lanes[i] = newLane(p.BatchSize)
-		wg.Go(func() { p.drain(work, lanes[i]) })
+	for i := range p.lanes {
+		p.lanes[i] = newLane(p.BatchSize)
+		wg.Go(func() { p.drain(work, p.lanes[i]) })
 	}
-	p.pull(it, lanes)
-	for _, l := range lanes {
+	p.parts = make([]*partition, len(p.Partitions.Consumers))
+	for i, c := range p.Partitions.Consumers {
+		p.parts[i] = &partition{n: i, cons: c}
+	}
+	err := p.share(ctx)
+	for _, l := range p.lanes {
 		l.close()
 	}
 	wg.Wait()
-	return nil
+	return err
 }
 
 // drain decides the lane's batches one after the other. A batch's NATS round
@@ -71,20 +85,23 @@ func (p *Pool) drain(ctx context.Context, l *lane) {
 	}
 }
 
-// pull routes the iterator's commands to lanes until the iterator closes.
-func (p *Pool) pull(it jetstream.MessagesContext, lanes []*lane) {
+// pull routes a partition's commands to lanes until its iterator closes.
+func (p *Pool) pull(part *partition, it jetstream.MessagesContext) {
 	for {
 		m, err := it.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 			return
 		}
 		if err != nil {
-			p.Log.Warn("pulling commands", "err", err)
+			p.Log.Warn("pulling commands", "partition", part.n, "err", err)
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		for _, e := range p.Worker.parse(m) {
-			lanes[laneOf(e, len(lanes))].push(e)
+		entries := p.Worker.parse(m)
+		part.hand.Add(len(entries))
+		for _, e := range entries {
+			e.hand = &part.hand
+			p.lanes[laneOf(e, len(p.lanes))].push(e)
 		}
 	}
 }
@@ -101,15 +118,21 @@ func laneOf(e *entry, lanes int) int {
 	return int(h.Sum32() % uint32(lanes))
 }
 
-// WatchQueue keeps the pending and ack-pending gauges current until ctx ends.
-func WatchQueue(ctx context.Context, cons jetstream.Consumer, m *Metrics, every time.Duration) {
+// WatchQueue keeps the pending and ack-pending gauges current until ctx
+// ends: the sums over the partitions, which every booker reads alike.
+func WatchQueue(ctx context.Context, parts Partitions, m *Metrics, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if info, err := cons.Info(ctx); err == nil {
-			m.Pending.Set(float64(info.NumPending))
-			m.AckPending.Set(float64(info.NumAckPending))
+		var pending, ackPending float64
+		for _, c := range parts.Consumers {
+			if info, err := c.Info(ctx); err == nil {
+				pending += float64(info.NumPending)
+				ackPending += float64(info.NumAckPending)
+			}
 		}
+		m.Pending.Set(pending)
+		m.AckPending.Set(ackPending)
 		select {
 		case <-ctx.Done():
 			return

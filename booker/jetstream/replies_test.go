@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream"
 	"termin/shared"
 	"termin/shared/poll"
 )
@@ -28,7 +29,7 @@ func TestBatchAnswersEachGatewayWithOneMessage(t *testing.T) {
 		}
 		q.publishFrom(inbox, fmt.Sprintf("tok%d", p), inbox == batching, 42, p, p)
 	}
-	msgs, err := q.cons.Fetch(5, natsjs.FetchMaxWait(10*time.Second))
+	msgs, err := q.parts.Consumers[shared.Partition(42)].Fetch(5, natsjs.FetchMaxWait(10*time.Second), natsjs.FetchPriorityGroup(jetstream.Group))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package jetstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,8 +26,15 @@ import (
 //     command on the dead-letter stream, so nothing is dropped silently and
 //     nothing holds a place of MaxAckPending for ever. A malformed command,
 //     or one whose data the database refuses, is parked at once.
-//   - MaxAckPending 4096: bounds the commands in flight across all bookers,
-//     well above what the workers hold (Workers × 2 per booker).
+//   - MaxAckPending 4096: bounds the messages of one partition in flight,
+//     well above what the lanes of the booker holding it take.
+//   - PinnedTTL 10 s: how long a partition stays with a booker that stopped
+//     asking for its commands. Bookers hand partitions over themselves, and
+//     take over at once a partition whose booker they no longer hear
+//     (Pool); the server's pin is what keeps a partition with one booker at
+//     a time while they agree, and this timeout only frees a partition that
+//     no booker let go of. It exceeds the pull requests' expiry (PullExpiry),
+//     so an idle partition keeps its booker.
 //   - DecisionTTL 24 h: a client repeating a key within a day gets the one decision.
 type Config struct {
 	// Namespace sets this system's names apart on a shared NATS server.
@@ -39,6 +47,7 @@ type Config struct {
 	AckWait       time.Duration
 	MaxDeliver    int
 	MaxAckPending int
+	PinnedTTL     time.Duration
 	DecisionTTL   time.Duration
 }
 
@@ -53,16 +62,35 @@ func DefaultConfig() Config {
 		AckWait:       30 * time.Second,
 		MaxDeliver:    200,
 		MaxAckPending: 4096,
+		PinnedTTL:     10 * time.Second,
 		DecisionTTL:   24 * time.Hour,
 	}
 }
 
-// Setup creates or updates the booking stream, its durable pull consumer and
-// the decisions bucket. It is idempotent, so every booker runs it at start.
-func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.Consumer, jetstream.KeyValue, error) {
-	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name:        cfg.Namespace.Name(shared.StreamName),
-		Description: "Booking and cancellation commands, one subject per doctor.",
+// Group is the priority group every booker pulls each partition in; the
+// server pins a partition's consumer to one of them.
+const Group = "bookers"
+
+// PullExpiry is how long a booker's pull request for a partition waits for
+// commands; the booker then asks again, which keeps its pin (PinnedTTL).
+const PullExpiry = 3 * time.Second
+
+// Partitions are the booking stream and its consumers, one per partition,
+// by partition number.
+type Partitions struct {
+	Stream    jetstream.Stream
+	Consumers []jetstream.Consumer
+}
+
+// Setup creates or updates the booking stream, a durable pull consumer per
+// partition and the decisions bucket. It is idempotent, so every booker
+// runs it at start.
+func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (Partitions, jetstream.KeyValue, error) {
+	var parts Partitions
+	stream := cfg.Namespace.Name(shared.StreamName)
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        stream,
+		Description: "Booking and cancellation commands, one subject per doctor within its partition.",
 		Subjects:    []string{cfg.Namespace.Subject(cfg.SubjectPrefix) + ".>"},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
@@ -73,21 +101,19 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.C
 		Duplicates:  cfg.Duplicates,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("jetstream: booking stream: %w", err)
+		return parts, nil, fmt.Errorf("jetstream: booking stream: %w", err)
 	}
 	if err := setupDead(ctx, js, cfg); err != nil {
-		return nil, nil, err
+		return parts, nil, err
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, cfg.Namespace.Name(shared.StreamName), jetstream.ConsumerConfig{
-		Durable:       shared.ConsumerName,
-		Description:   "The booker pool.",
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       cfg.AckWait,
-		MaxDeliver:    cfg.MaxDeliver,
-		MaxAckPending: cfg.MaxAckPending,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("jetstream: booker consumer: %w", err)
+	if err := dropUnpartitioned(ctx, js, stream); err != nil {
+		return parts, nil, err
+	}
+	parts = Partitions{Stream: st, Consumers: make([]jetstream.Consumer, shared.Partitions)}
+	for p := range parts.Consumers {
+		if parts.Consumers[p], err = st.CreateOrUpdateConsumer(ctx, partitionConsumer(cfg, p)); err != nil {
+			return parts, nil, fmt.Errorf("jetstream: consumer of partition %d: %w", p, err)
+		}
 	}
 	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 		Bucket:      cfg.Namespace.Name(shared.DecisionsBucket),
@@ -97,7 +123,44 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.C
 		Replicas:    cfg.Replicas,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("jetstream: decisions bucket: %w", err)
+		return parts, nil, fmt.Errorf("jetstream: decisions bucket: %w", err)
 	}
-	return cons, kv, nil
+	return parts, kv, nil
+}
+
+// partitionConsumer is the consumer of partition p's subjects, pinned to
+// one booker of the priority group at a time.
+func partitionConsumer(cfg Config, p int) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:        shared.PartitionConsumer(p),
+		Description:    fmt.Sprintf("Partition %d of the doctors, decided by one booker at a time.", p),
+		FilterSubject:  shared.PartitionSubject(cfg.Namespace.Subject(cfg.SubjectPrefix), p) + ".>",
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        cfg.AckWait,
+		MaxDeliver:     cfg.MaxDeliver,
+		MaxAckPending:  cfg.MaxAckPending,
+		PriorityPolicy: jetstream.PriorityPolicyPinned,
+		PriorityGroups: []string{Group},
+		PinnedTTL:      cfg.PinnedTTL,
+	}
+}
+
+// dropUnpartitioned deletes the one consumer of every doctor that a stream
+// made before partitions has: on a work-queue stream it would overlap the
+// partitions' consumers. One that still holds commands is left alone, and
+// the booker refuses to start: drain it with a booker of its own version.
+func dropUnpartitioned(ctx context.Context, js jetstream.JetStream, stream string) error {
+	old, err := js.Consumer(ctx, stream, shared.ConsumerName)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("jetstream: consumer %s: %w", shared.ConsumerName, err)
+	}
+	info := old.CachedInfo()
+	if info.NumPending > 0 || info.NumAckPending > 0 {
+		return fmt.Errorf("jetstream: consumer %s of an unpartitioned stream still holds %d commands: drain it first",
+			shared.ConsumerName, info.NumPending+uint64(info.NumAckPending))
+	}
+	return js.DeleteConsumer(ctx, stream, shared.ConsumerName)
 }

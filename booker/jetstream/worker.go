@@ -72,6 +72,16 @@ type entry struct {
 	// booking (see conclude).
 	replied bool
 	err     error
+	// hand counts the commands of its partition in this booker's hands
+	// (partition.hand); nil for a command handled outside a pool.
+	hand *sync.WaitGroup
+}
+
+// settled tells the entry's partition that the entry is out of hand.
+func (e *entry) settled() {
+	if e.hand != nil {
+		e.hand.Done()
+	}
 }
 
 type action int
@@ -277,6 +287,7 @@ func rowToken(cmd shared.Command) string {
 }
 
 func (w *Worker) finish(ctx context.Context, e *entry) {
+	defer e.settled()
 	action, reason := w.dispose(e)
 	switch action {
 	case ack:

@@ -189,7 +189,7 @@ func TestNewBookingIsAnsweredBeforeItsRecord(t *testing.T) {
 	if d := q.reply(); d.Code != shared.Booked || d.Replay || d.Appointment == nil {
 		t.Fatalf("reply %+v, want the new booking", d)
 	}
-	if err := testkit.Settled(q.cons); err == nil {
+	if err := testkit.Settled(q.parts.Consumers...); err == nil {
 		t.Error("the command was acknowledged without its decision on record")
 	}
 }

@@ -12,28 +12,29 @@ import (
 	"termin/shared"
 )
 
-// packer gathers the bookings submitted within PackWait into one message of
-// the stream, a shared.Envelope. The first booking of a pack starts its
-// wait; the pack is sent when the wait is over or when it is full, and each
-// submitter returns once it is sent, with the pack, so that a late decision
-// can publish the same message again under the same Msg-Id (confirm). A
-// pack of one is sent as the command alone, on its doctor's subject, as
-// without a packer.
+// packer gathers the bookings of one partition submitted within PackWait
+// into one message of the stream, a shared.Envelope on the partition's
+// subject. The first booking of a pack starts its wait; the pack is sent
+// when the wait is over or when it is full, and each submitter returns once
+// it is sent, with the pack, so that a late decision can publish the same
+// message again under the same Msg-Id (confirm). A pack of one is sent as
+// the command alone, on its doctor's subject, as without a packer.
 type packer struct {
 	q    *Queue
 	wait time.Duration
 	mu   sync.Mutex
-	cur  *pack
+	cur  [shared.Partitions]*pack
 }
 
 // pack is one envelope on its way: the commands in it, then, once sent,
 // the message and the error of sending it.
 type pack struct {
-	items []packed
-	size  int
-	done  chan struct{}
-	msg   *nats.Msg
-	err   error
+	partition int
+	items     []packed
+	size      int
+	done      chan struct{}
+	msg       *nats.Msg
+	err       error
 	// acked is the stream's PubAck once a late command had the envelope
 	// published again with one (confirm).
 	mu    sync.Mutex
@@ -53,18 +54,19 @@ type packed struct {
 // before letting go of the lock, so that no pack outgrows an envelope's
 // bounds.
 func (p *packer) add(it packed) (*pack, error) {
+	part := shared.Partition(it.doctorID)
 	p.mu.Lock()
-	pk := p.cur
+	pk := p.cur[part]
 	if pk == nil {
-		pk = &pack{done: make(chan struct{})}
-		p.cur = pk
+		pk = &pack{partition: part, done: make(chan struct{})}
+		p.cur[part] = pk
 		time.AfterFunc(p.wait, func() { p.seal(pk) })
 	}
 	pk.items = append(pk.items, it)
 	pk.size += len(it.data) + 1
 	full := len(pk.items) >= shared.MaxEnvelopeCommands || pk.size >= shared.MaxEnvelopeBytes-shared.MaxCommandBytes-256
 	if full {
-		p.cur = nil
+		p.cur[part] = nil
 	}
 	p.mu.Unlock()
 	if full {
@@ -94,11 +96,11 @@ func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error)
 // seal sends pk at the end of its wait, unless it was sent full already.
 func (p *packer) seal(pk *pack) {
 	p.mu.Lock()
-	if p.cur != pk {
+	if p.cur[pk.partition] != pk {
 		p.mu.Unlock()
 		return
 	}
-	p.cur = nil
+	p.cur[pk.partition] = nil
 	p.mu.Unlock()
 	p.send(pk)
 }
@@ -106,7 +108,7 @@ func (p *packer) seal(pk *pack) {
 // send publishes a pack no command can join any more, and lets its
 // submitters go on.
 func (p *packer) send(pk *pack) {
-	pk.msg = p.message(pk.items)
+	pk.msg = p.message(pk.partition, pk.items)
 	pk.err = p.q.send(pk.msg)
 	close(pk.done)
 }
@@ -114,12 +116,12 @@ func (p *packer) send(pk *pack) {
 // message is the stream message of a pack: the command alone when it is the
 // only one, else the envelope, under an id of its own and with the batched
 // replies its commands take.
-func (p *packer) message(items []packed) *nats.Msg {
+func (p *packer) message(partition int, items []packed) *nats.Msg {
 	if len(items) == 1 {
 		it := items[0]
 		return p.q.wrap(it.doctorID, it.msgID, it.reply, it.data)
 	}
-	msg := nats.NewMsg(shared.EnvelopeSubject(p.q.cfg.Namespace.Subject(p.q.cfg.SubjectPrefix)))
+	msg := nats.NewMsg(shared.EnvelopeSubject(p.q.cfg.Namespace.Subject(p.q.cfg.SubjectPrefix), partition))
 	msg.Data = envelope(p.q.inbox, items)
 	msg.Header.Set(nats.MsgIdHdr, shared.EnvelopeMsgIDPrefix+nuid.Next())
 	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)

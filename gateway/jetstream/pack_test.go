@@ -10,10 +10,10 @@ import (
 	"termin/shared"
 )
 
-// TestSubmitPacksBookingsSentTogether: bookings submitted within PackWait
-// travel as one message of the stream, an envelope, and each gets its own
-// decision; a booking submitted alone travels alone, on its doctor's
-// subject.
+// TestSubmitPacksBookingsSentTogether: bookings of one partition's doctors
+// submitted within PackWait travel as one message of the stream, an
+// envelope on the partition's subject, and each gets its own decision; a
+// booking submitted alone travels alone, on its doctor's subject.
 func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	b := newBus(t)
 	b.cfg.ConfirmAfter = 2 * time.Second
@@ -21,13 +21,14 @@ func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	seen := b.decideAll()
 	const n = 10
 	q := b.gateway()
-	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42 + p, booking(100+p, p, fmt.Sprint("k", p)) })
+	doctors := doctorsOf(shared.Partition(42), n)
+	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return doctors[p], booking(100+p, p, fmt.Sprint("k", p)) })
 	for p, ch := range chs {
 		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked || d.Appointment.PatientID != int64(p) {
 			t.Errorf("patient %d: decision %+v (ok %v), want their booking", p, d, ok)
 		}
 	}
-	envelope := b.cfg.Namespace.Subject(b.cfg.SubjectPrefix) + "." + shared.EnvelopeToken
+	envelope := shared.EnvelopeSubject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), shared.Partition(42))
 	if got := <-b.subjects; got != envelope || len(b.subjects) != 0 {
 		t.Errorf("the stream held %s and %d more messages; want the %d bookings in one envelope", got, len(b.subjects), n)
 	}
@@ -44,6 +45,55 @@ func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	if got, want := <-b.subjects, shared.Subject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), 77); got != want {
 		t.Errorf("a booking alone went on %s, want its doctor's subject %s", got, want)
 	}
+}
+
+// TestSubmitPacksEachPartitionApart: bookings submitted together for the
+// doctors of every partition travel in one envelope per partition, each on
+// its partition's subject, so that each goes to the booker holding it.
+func TestSubmitPacksEachPartitionApart(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 2 * time.Second
+	b.cfg.PackWait = 200 * time.Millisecond
+	b.decideAll()
+	const perPartition = 3
+	var doctors []int64
+	for part := range shared.Partitions {
+		doctors = append(doctors, doctorsOf(part, perPartition)...)
+	}
+	q := b.gateway()
+	chs := submitTogether(t, q, len(doctors), func(p int64) (int64, shared.Command) {
+		return doctors[p], booking(100+p, p, fmt.Sprint("k", p))
+	})
+	for p, ch := range chs {
+		if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
+			t.Errorf("patient %d: decision %+v (ok %v), want their booking", p, d, ok)
+		}
+	}
+	want := map[string]bool{}
+	for part := range shared.Partitions {
+		want[shared.EnvelopeSubject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), part)] = true
+	}
+	for range shared.Partitions {
+		got := <-b.subjects
+		if !want[got] {
+			t.Errorf("the stream held a message on %s, want one envelope per partition", got)
+		}
+		delete(want, got)
+	}
+	if len(b.subjects) != 0 {
+		t.Errorf("the stream held %d more messages than one envelope per partition", len(b.subjects))
+	}
+}
+
+// doctorsOf is n doctors of partition part.
+func doctorsOf(part, n int) []int64 {
+	var out []int64
+	for d := int64(1); len(out) < n; d++ {
+		if shared.Partition(d) == part {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // TestSubmitNeverPacksMoreThanAnEnvelopeHolds: bookings submitted at once

@@ -80,13 +80,15 @@ func removeNamespace(t testing.TB, js jetstream.JetStream, space shared.Namespac
 
 // Settled fails while the consumer has messages pending or awaiting their
 // ack, saying how many: from then on, nothing more will be delivered.
-func Settled(cons jetstream.Consumer) error {
-	info, err := cons.Info(context.Background())
-	if err != nil {
-		return err
-	}
-	if info.NumPending != 0 || info.NumAckPending != 0 {
-		return fmt.Errorf("consumer %s: %d pending, %d awaiting their ack", info.Name, info.NumPending, info.NumAckPending)
+func Settled(consumers ...jetstream.Consumer) error {
+	for _, cons := range consumers {
+		info, err := cons.Info(context.Background())
+		if err != nil {
+			return err
+		}
+		if info.NumPending != 0 || info.NumAckPending != 0 {
+			return fmt.Errorf("consumer %s: %d pending, %d awaiting their ack", info.Name, info.NumPending, info.NumAckPending)
+		}
 	}
 	return nil
 }
