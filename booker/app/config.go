@@ -38,8 +38,8 @@ type Config struct {
 	// load, which makes them cheaper, and a command that queued behind a
 	// batch waits no longer for company). A lane behind the load
 	// takes full batches one after the other, so BatchSize caps what one lane
-	// decides per second: at 3,000 clicks/s spread, 50 left the lane behind
-	// for good after the opening in two runs of four, 200 in two of seventeen.
+	// decides per second: too small a size leaves a lane behind for good
+	// after a busy opening.
 	BatchSize int
 	BatchWait time.Duration
 	// DBConns bounds this booker's connections to PostgreSQL.
