@@ -105,8 +105,8 @@ func (ln *line) observe(now time.Time) {
 // to the decision, and a decided one has it, as it was made. When the
 // booker falls behind, clients answered 202 repeat again and again, and a
 // read per repeat (a PostgreSQL query and a bucket read) was load on the
-// very path that was behind: at 5,000 clicks/s on two cores, a seventh of
-// the bundle's CPU. Once told, a key's repeats read the record, which shows
+// very path that was behind, a large share of the bundle's CPU under a
+// burst. Once told, a key's repeats read the record, which shows
 // the appointment as it is now (moved, cancelled).
 func (r *Room) Holds(patientID int64, key string) bool {
 	r.mu.Lock()

@@ -317,8 +317,8 @@ func (r *Room) enqueue(t *Ticket) {
 // submitAttempts bounds the publishes of one admitted ticket. A publish that
 // timed out may still have reached the stream, and the booker may book it: a
 // ticket answered 503 and forgotten then let the client's repeat be refused
-// as full by this room while its first request held the place (seen at
-// 3,000 clicks/s on two cores). Publishing again under the same Msg-Id is
+// as full by this room while its first request held the place (seen under
+// load). Publishing again under the same Msg-Id is
 // safe: the stream answers a duplicate, and the key's decision follows.
 const (
 	submitAttempts = 3

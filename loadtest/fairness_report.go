@@ -7,7 +7,7 @@ import (
 )
 
 // FairBand is how far a one-click patient's chance may be from a bot
-// account's: the issue's ±10 %.
+// account's: ±10 %.
 const FairBand = 0.10
 
 // z95 is the normal quantile of a two-sided 95 % interval.

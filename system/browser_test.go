@@ -191,7 +191,7 @@ func (p *tab) sent() (posts int, keys []string) {
 }
 
 // screenshot saves the viewport as NAME.png into WEB_SCREENSHOTS, when set:
-// how the README's pictures are made.
+// how the pictures of docs/features.md are made.
 func (p *tab) screenshot(name string) {
 	p.t.Helper()
 	dir := os.Getenv("WEB_SCREENSHOTS")

@@ -79,7 +79,7 @@ func runPacedBurst(gws []*stack, clients []*client, pace time.Duration, during f
 	return sent
 }
 
-// report logs the figures the README quotes: requests, outcomes, lost, duplicates.
+// report logs the figures docs/performance.md quotes: requests, outcomes, lost, duplicates.
 func report(t *testing.T, clients []*client, requests int64, during int, took time.Duration) {
 	counts := map[int]int{}
 	firsts := map[int]int{}

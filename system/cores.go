@@ -14,12 +14,11 @@ import (
 // bundle runs beside its PostgreSQL, and a booking is a dozen short hops
 // between its gateway, booker and NATS server: with a processor per core
 // the runtime keeps a second thread spinning for the next goroutine, CPU
-// that PostgreSQL and the clients needed (at 1,000 clicks/s on two cores one
-// processor took about a quarter off the service's CPU per booking). But one
-// processor is also one core at most: at 8,000 clicks/s it fell behind by
-// seconds where two kept decisions under 130 ms. So it watches how long
-// goroutines wait for a processor, and the process's CPU (README, "What one
-// booking costs", the afternoon of 2026-12-04).
+// that PostgreSQL and the clients needed, so one processor spends less CPU
+// per booking at moderate load. But one processor is also one core at most:
+// a heavy burst falls behind by seconds on it where two keep up. So it
+// watches how long goroutines wait for a processor, and the process's CPU
+// (docs/decisions/0009-runtime-governor-of-make-run.md).
 type Governor struct {
 	// Max is the processors it may give: the runtime's own choice at start.
 	Max int
@@ -47,28 +46,27 @@ const (
 	SlowWait = time.Millisecond
 	// crowdedShare of the sampled waits over a tick being slow, crowdedTicks
 	// running, makes the runtime get Max processors. A batch's decisions
-	// wake a few dozen goroutines at once, so one processor at 1,000
-	// clicks/s on a slow hour queued a tenth of them over 1 ms for two
-	// ticks every few seconds and flapped between one and two. A quarter,
-	// three ticks running, it did not reach there, and reached at once when
-	// 8,000 clicks/s opened.
+	// wake a few dozen goroutines at once, so one processor under a load it
+	// carries still queues a tenth of them over 1 ms for a tick or two every
+	// few seconds: a lower share flaps between one and two. A quarter, three
+	// ticks running, a carried load does not reach, and a burst reaches at
+	// once.
 	crowdedShare = 0.25
 	crowdedTicks = 3
 	// steadyShare of the sampled waits over the last recentTicks ticks
-	// being slow, of at least steadySamples, makes a crowd too. At 3,000
-	// clicks/s one processor queued 10–38 % of its waits tick after tick,
-	// rarely a quarter three ticks running, and the opening's first second
-	// went by on one processor (its clicks' p50 300 ms); at 1,000 clicks/s
-	// the slow waits come a tick or two at a time.
+	// being slow, of at least steadySamples, makes a crowd too. A steady
+	// load one processor cannot carry queues a tenth to a third of its waits
+	// tick after tick, rarely a quarter three ticks running, and would keep
+	// an opening's first second on one processor; a load it carries brings
+	// its slow waits a tick or two at a time.
 	steadyShare   = 0.15
 	steadySamples = 100
 	// downBusy cores busy on average over Calm give it one again: a load
 	// one processor carries with room to spare. Two processors show a fifth
-	// to a third more CPU than one for the same load (the spinning), so the
-	// 0.55–0.65 of a core that 1,000 clicks/s takes on two processors of a
-	// slow hour is a load one processor carried (decisions p99 56–72 ms);
-	// at 0.5 the governor stayed on two for the whole run and the service
-	// spent a quarter more per booking.
+	// to a third more CPU than one for the same load (the spinning), so a
+	// load that takes well over half a core on two processors is still one
+	// that one processor carries; a lower threshold kept the governor on two
+	// for whole runs, spending more per booking.
 	downBusy = 0.75
 	// recentTicks is how many of the last ticks must be light as well.
 	recentTicks = 10

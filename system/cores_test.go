@@ -124,7 +124,7 @@ func TestGovernorKeepsOneProcessorForALoadItCarries(t *testing.T) {
 
 // TestGovernorTakesBothProcessorsForASteadyQueue: one processor that queues
 // a fifth of its goroutines over 1 ms tick after tick, never a quarter, is
-// crowded (3,000 clicks/s on one processor looked so), and gets both.
+// crowded (a steady load one processor cannot carry looks so), and gets both.
 func TestGovernorTakesBothProcessorsForASteadyQueue(t *testing.T) {
 	var queueing atomic.Bool
 	startGovernor(t, 0.9, func(uint64) uint64 {

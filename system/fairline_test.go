@@ -134,7 +134,7 @@ func TestOnePlaceAcrossTwoGateways(t *testing.T) {
 // while the keys come in, so that every place is still undecided when the
 // patient's other key finds it, however slowly a loaded machine serves the
 // requests: a place the booker has decided is over, and a later key lines up
-// again (see the README's "One place per patient per opening").
+// again (see "The line's fairness" in docs/architecture.md).
 func TestKeysAtTwoGatewaysAtOnceHoldOnePlace(t *testing.T) {
 	s := newStack(t)
 	gws := []*gatewayapp.App{s.gateway, s.startGateway()}

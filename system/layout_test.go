@@ -8,45 +8,45 @@ import (
 	"testing"
 )
 
-// TestReadmeLayoutNamesEveryPackage keeps the README's layout in step with
-// the tree: every directory holding a Go package is named in the Layout
-// section, on a line of its module (as `booker/remind/`, or `cmd/run`
-// on the system's line).
-func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestLayoutPackageMapNamesEveryPackage keeps the package map of
+// docs/architecture.md in step with the tree: every directory holding a Go
+// package is named in its "## Package map" section, on a line of its module
+// (as `booker/remind/`, or `system/cmd/run` on the system's line).
+func TestLayoutPackageMapNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("../docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := layoutSection(t, string(readme))
+	section := packageMapSection(t, string(doc))
 	for _, dir := range packageDirs(t, "..") {
 		module, rel, _ := strings.Cut(dir, "/")
 		if rel == "" {
 			continue // a module's root is its own line
 		}
 		if !namedOnModuleLine(section, module, rel) {
-			t.Errorf("README's Layout does not name %s/ (on a line of `%s/`)", dir, module)
+			t.Errorf("docs/architecture.md's Package map does not name %s/ (on a line of `%s/`)", dir, module)
 		}
 	}
 }
 
-func layoutSection(t *testing.T, readme string) string {
+func packageMapSection(t *testing.T, doc string) string {
 	t.Helper()
-	_, after, ok := strings.Cut(readme, "\n## Layout\n")
+	_, after, ok := strings.Cut(doc, "\n## Package map\n")
 	if !ok {
-		t.Fatal("README has no ## Layout section")
+		t.Fatal("docs/architecture.md has no ## Package map section")
 	}
 	section, _, _ := strings.Cut(after, "\n## ")
 	return section
 }
 
 // namedOnModuleLine is whether a line naming the module also names rel as a
-// directory: `rel/`, `rel` or its full path.
+// directory: `rel/`, `rel` or its full path, with or without the slash.
 func namedOnModuleLine(section, module, rel string) bool {
 	for _, line := range strings.Split(section, "\n") {
 		if !strings.Contains(line, "`"+module+"/") {
 			continue
 		}
-		for _, form := range []string{"`" + module + "/" + rel + "/", "`" + rel + "/", "`" + rel + "`"} {
+		for _, form := range []string{"`" + module + "/" + rel + "/", "`" + module + "/" + rel + "`", "`" + rel + "/", "`" + rel + "`"} {
 			if strings.Contains(line, form) {
 				return true
 			}

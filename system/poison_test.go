@@ -21,7 +21,7 @@ import (
 func poison(i int) (data []byte, reply string) {
 	key := fmt.Sprintf("flood-%d", i)
 	switch i % 6 {
-	case 0: // the 80-character key: PostgreSQL would refuse it (22001)
+	case 0: // an 80-character key: PostgreSQL would refuse it (22001)
 		key = strings.Repeat("k", 80)
 	case 1:
 		key = "bad key/with*subject>chars"

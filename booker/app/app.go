@@ -64,8 +64,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.Store.HoldTTL = a.cfg.Holds.TTL
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
-	// messages each one allocated and cleared half a megabyte (5 % of the
-	// process per booking). A get answers at most maxMultiGet messages.
+	// messages each one allocated and cleared half a megabyte, a visible
+	// share of the process's CPU. A get answers at most maxMultiGet messages.
 	opts := append([]nats.Option{nats.Name("booker"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)

@@ -38,8 +38,8 @@ type Config struct {
 	// load, which makes them cheaper, and a command that queued behind a
 	// batch waits no longer for company). A lane behind the load
 	// takes full batches one after the other, so BatchSize caps what one lane
-	// decides per second: at 3,000 clicks/s spread, 50 left the lane behind
-	// for good after the opening in two runs of four, 200 in two of seventeen.
+	// decides per second: too small a size leaves a lane behind for good
+	// after a busy opening.
 	BatchSize int
 	BatchWait time.Duration
 	// DBConns bounds this booker's connections to PostgreSQL.
@@ -99,8 +99,32 @@ type NotifyConfig struct {
 // ParseFlags reads the configuration from args, with defaults from the
 // environment, so that `booker -h` lists every setting and its variable.
 func ParseFlags(args []string) (Config, error) {
-	fs := flag.NewFlagSet("booker", flag.ContinueOnError)
 	cfg := Config{Stream: jetstream.DefaultConfig()}
+	fs, finish := flags(&cfg)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if err := finish(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// besidesFlags are the variables the booker reads besides its flags: PPROF
+// (profiles on the admin port) and the logger's and runtime's.
+var besidesFlags = append([]string{"PPROF"}, envconf.Runtime...)
+
+// Variables lists every environment variable the booker reads: the one
+// each flag of `booker -h` names, then those -h lists after the flags.
+func Variables() ([]string, error) {
+	fs, _ := flags(&Config{Stream: jetstream.DefaultConfig()})
+	return envconf.Variables(fs, besidesFlags...)
+}
+
+// flags declares the booker's settings on a flag set bound to cfg, with
+// defaults from the environment; finish completes cfg once it is parsed.
+func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
+	fs = flag.NewFlagSet("booker", flag.ContinueOnError)
 	zone := fs.String("clinic-tz", envconf.String("CLINIC_TZ", "Europe/Berlin"), "time zone of dates and working hours (CLINIC_TZ)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
@@ -116,7 +140,7 @@ func ParseFlags(args []string) (Config, error) {
 	ns := fs.String("nats-namespace", envconf.String("NATS_NAMESPACE", ""), "sets this system's streams, buckets and subjects apart on a shared NATS server; the gateways' must match (NATS_NAMESPACE)")
 	fs.IntVar(&cfg.Stream.MaxDeliver, "max-deliver", envconf.Int("BOOKER_MAX_DELIVER", cfg.Stream.MaxDeliver), "deliveries of a command before it is parked on the dead-letter stream (BOOKER_MAX_DELIVER)")
 	fs.IntVar(&cfg.Stream.Replicas, "stream-replicas", envconf.Int("STREAM_REPLICAS", cfg.Stream.Replicas), "replicas of the stream and bucket in a NATS cluster (STREAM_REPLICAS)")
-	finishNotify := notifyFlags(fs, &cfg)
+	finishNotify := notifyFlags(fs, cfg)
 	fs.StringVar(&cfg.Schedule.OpeningTime, "opening-time", envconf.String("OPENING_TIME", defaultOpeningTime), "daily opening HH:MM in CLINIC_TZ, when the next day of each plan becomes bookable (OPENING_TIME)")
 	fs.DurationVar(&cfg.Schedule.RollLead, "roll-lead", envconf.Duration("ROLL_LEAD", defaultRollLead), "how long before the opening its day's slots are written (ROLL_LEAD)")
 	fs.DurationVar(&cfg.Schedule.RollEvery, "roll-every", envconf.Duration("ROLL_EVERY", defaultRollEvery), "how often the roll-forward job looks for a due opening (ROLL_EVERY)")
@@ -124,26 +148,26 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.Holds.TTL, "hold-ttl", envconf.Duration("HOLD_TTL", defaultHoldTTL), "how long a hold keeps its place unless confirmed (HOLD_TTL)")
 	fs.DurationVar(&cfg.Holds.Sweep, "hold-sweep", envconf.Duration("HOLD_SWEEP", defaultHoldSweep), "how often expired holds are freed (HOLD_SWEEP)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
-	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+	envconf.SetUsage(fs, besidesFlags...)
+	return fs, func() error {
+		if cfg.CancelCutoff < 0 {
+			return fmt.Errorf("CANCEL_CUTOFF: %v is negative", cfg.CancelCutoff)
+		}
+		finishNotify()
+		if _, err := parseLeads(cfg.Remind.Leads); err != nil {
+			return err
+		}
+		cfg.DBConns = int32(*dbConns)
+		if cfg.Stream.Namespace = shared.Namespace(*ns); cfg.Stream.Namespace.Valid() != nil {
+			return fmt.Errorf("NATS_NAMESPACE: %w", cfg.Stream.Namespace.Valid())
+		}
+		loc, err := time.LoadLocation(*zone)
+		if err != nil {
+			return fmt.Errorf("CLINIC_TZ: %w", err)
+		}
+		cfg.Zone = loc
+		return nil
 	}
-	if cfg.CancelCutoff < 0 {
-		return Config{}, fmt.Errorf("CANCEL_CUTOFF: %v is negative", cfg.CancelCutoff)
-	}
-	finishNotify()
-	if _, err := parseLeads(cfg.Remind.Leads); err != nil {
-		return Config{}, err
-	}
-	cfg.DBConns = int32(*dbConns)
-	if cfg.Stream.Namespace = shared.Namespace(*ns); cfg.Stream.Namespace.Valid() != nil {
-		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Stream.Namespace.Valid())
-	}
-	loc, err := time.LoadLocation(*zone)
-	if err != nil {
-		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)
-	}
-	cfg.Zone = loc
-	return cfg, nil
 }
 
 // notifyFlags declares the relay's and the notifier's settings; the returned

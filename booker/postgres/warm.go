@@ -11,7 +11,8 @@ import (
 // and kept open: one per lane with room for the relay, the notifier and the
 // timers. A connection opened at 07:00 costs the opening's first batches
 // a new backend, whose first statements are parsed, planned and run against
-// empty catalog caches: measured, 150–250 ms of the first decisions.
+// empty catalog caches, which delays the first decisions by a good part of
+// a second.
 const warmConns = 8
 
 // warm runs the statements of a booking batch on a new connection, with one
@@ -19,9 +20,9 @@ const warmConns = 8
 // back: the connection keeps the statements prepared, and the backend has
 // written to appointment, outbox_event and their indexes, checked the
 // foreign key and the exclusion constraints, and so loaded all they need.
-// At an opening, the first batch's insert took 7–30 ms (median 13, six runs)
-// on connections that had run the statements without rows, 3–11 ms (median
-// 5, four runs) on these; later ones take 3. It changes nothing but a
+// At an opening, the first batch's insert on a connection that had run the
+// statements without rows takes several times as long as on one warmed
+// this way, which is about as fast as later ones. It changes nothing but a
 // sequence: an appointment id per connection is never used. Warming is best
 // effort: a failure shows on first use.
 func warm(ctx context.Context, conn *pgx.Conn) error {

@@ -13,9 +13,9 @@ import (
 
 // TestPoolIsWarmBeforeTheFirstBatch holds what the opening's first batches
 // need: connections already open, each with the batch's statements prepared
-// (a connection opened by the burst cost its first decisions 150–250 ms) and
-// each having written a booking once (a connection's first insert took a
-// median 13 ms, later ones 3), and warming them left nothing behind.
+// (a connection opened by the burst delays its first decisions) and each
+// having written a booking once (a connection's first insert is several
+// times slower than later ones), and warming them left nothing behind.
 func TestPoolIsWarmBeforeTheFirstBatch(t *testing.T) {
 	base, _ := pgtest.Pool(t, 4)
 	pool, err := postgres.Open(context.Background(), base.Config().ConnString(), 20)

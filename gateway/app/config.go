@@ -69,12 +69,32 @@ const DefaultPackWait = 5 * time.Millisecond
 // ParseFlags reads the configuration from args, with defaults from the
 // environment, so that `gateway -h` lists every setting and its variable.
 func ParseFlags(args []string) (Config, error) {
-	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	var cfg Config
+	fs, finish := flags(&cfg)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if err := finish(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Variables lists every environment variable the gateway reads: the one
+// each flag of `gateway -h` names, then those -h lists after the flags.
+func Variables() ([]string, error) {
+	fs, _ := flags(&Config{})
+	return envconf.Variables(fs, envconf.Runtime...)
+}
+
+// flags declares the gateway's settings on a flag set bound to cfg, with
+// defaults from the environment; finish completes cfg once it is parsed.
+func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
+	fs = flag.NewFlagSet("gateway", flag.ContinueOnError)
 	zone := fs.String("clinic-tz", envconf.String("CLINIC_TZ", "Europe/Berlin"), "time zone of dates (CLINIC_TZ)")
 	// The secret's flag has no default from the environment: -h prints
 	// defaults, and a secret must not appear there.
-	secret := fs.String("auth-secret", "", "HS256 key of bearer tokens, at least 32 bytes; read from AUTH_SECRET when not given (prefer the variable: flags show in ps)")
+	secret := fs.String("auth-secret", "", "HS256 key of bearer tokens, at least 32 bytes; prefer the variable, as flags show in ps (AUTH_SECRET)")
 	fs.BoolVar(&cfg.Auth.Disabled, "auth-disabled", envconf.String("AUTH_DISABLED", "") == "1", "no authentication, every caller is admin: development only (AUTH_DISABLED=1)")
 	fs.StringVar(&cfg.Auth.Issuer, "auth-issuer", envconf.String("AUTH_ISSUER", ""), "required iss of tokens; empty = not checked (AUTH_ISSUER)")
 	fs.StringVar(&cfg.Auth.Audience, "auth-audience", envconf.String("AUTH_AUDIENCE", ""), "required aud of tokens; empty = not checked (AUTH_AUDIENCE)")
@@ -101,24 +121,24 @@ func ParseFlags(args []string) (Config, error) {
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
 	fs.StringVar(&cfg.PprofAddr, "pprof-addr", envconf.String("GATEWAY_PPROF_ADDR", ""), "address of /debug/pprof/, apart from the API; empty = off (GATEWAY_PPROF_ADDR)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
-	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+	envconf.SetUsage(fs, envconf.Runtime...)
+	return fs, func() error {
+		cfg.ReadConns = int32(*conns)
+		if cfg.Namespace = shared.Namespace(*ns); cfg.Namespace.Valid() != nil {
+			return fmt.Errorf("NATS_NAMESPACE: %w", cfg.Namespace.Valid())
+		}
+		if *secret == "" {
+			*secret = os.Getenv("AUTH_SECRET")
+		}
+		cfg.Auth.Secret = []byte(*secret)
+		cfg.Room.Secret = lotterySecret(*lottery, cfg.Auth.Secret, cfg.Room.Secret)
+		loc, err := time.LoadLocation(*zone)
+		if err != nil {
+			return fmt.Errorf("CLINIC_TZ: %w", err)
+		}
+		cfg.Zone = loc
+		return nil
 	}
-	cfg.ReadConns = int32(*conns)
-	if cfg.Namespace = shared.Namespace(*ns); cfg.Namespace.Valid() != nil {
-		return Config{}, fmt.Errorf("NATS_NAMESPACE: %w", cfg.Namespace.Valid())
-	}
-	if *secret == "" {
-		*secret = os.Getenv("AUTH_SECRET")
-	}
-	cfg.Auth.Secret = []byte(*secret)
-	cfg.Room.Secret = lotterySecret(*lottery, cfg.Auth.Secret, cfg.Room.Secret)
-	loc, err := time.LoadLocation(*zone)
-	if err != nil {
-		return Config{}, fmt.Errorf("CLINIC_TZ: %w", err)
-	}
-	cfg.Zone = loc
-	return cfg, nil
 }
 
 // lotterySecret is the lottery secret common to all gateways: the one set,

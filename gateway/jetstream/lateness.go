@@ -25,10 +25,9 @@ func (q *Queue) learn(took time.Duration) {
 // confirmWait is how long a command sent without a PubAck waits for its
 // decision before it is published again with one: ConfirmAfter, or twice
 // what decisions take now when the booker is behind. A late decision then
-// is explained by the line ahead of it, not by a lost command; at 3,000
-// clicks/s on a slow hour the booker fell seconds behind, and every waiting
-// command was published again and its record read: a tenth of the service's
-// CPU then, spent on commands the stream held all along.
+// is explained by the line ahead of it, not by a lost command; when the
+// booker falls seconds behind, publishing every waiting command again and
+// reading its record spends CPU on commands the stream held all along.
 func (q *Queue) confirmWait() time.Duration {
 	return max(q.cfg.ConfirmAfter, min(2*time.Duration(q.lateness.Load()), maxConfirmWait))
 }

@@ -133,10 +133,9 @@ const (
 //
 // An own envelope (own: its Msg-Id is this gateway's) found a duplicate is
 // this gateway's and its decisions come here as replies; its commands'
-// records are read only past firstRead, in case a reply was lost. At
-// 5,000 clicks/s, with the booker seconds behind, reading each late
-// command's record at once cost 6 % of the service's CPU and a
-// query per command, all before the booker had reached them.
+// records are read only past firstRead, in case a reply was lost. With the
+// booker seconds behind, reading each late command's record at once cost
+// CPU and a query per command, all before the booker had reached them.
 func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(),
 	confirm func() (*jetstream.PubAck, error), own bool, cmd shared.Command, sent time.Time) {
 	wait := q.confirmWait()

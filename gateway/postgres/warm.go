@@ -11,8 +11,8 @@ import (
 // and kept open: all of the default pool. At 07:00 the slot lists of every
 // doctor are read at once; a connection opened then costs a new backend,
 // whose first statements are parsed and planned against empty catalog
-// caches (measured: seven connections opened in the opening's first 130 ms,
-// reads p99 250 ms; with four kept warm, two more were still opened).
+// caches (connections opened in an opening's first moments slowed its
+// reads; with only half the pool kept warm, more were still opened).
 const warmConns = 8
 
 // warm runs the reads a burst makes once on a new connection, with

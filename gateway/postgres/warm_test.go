@@ -12,8 +12,8 @@ import (
 )
 
 // TestReadPoolIsWarmBeforeTheBurst holds what 07:00's first list reads
-// need: connections already open with the reads prepared (seven opened by
-// the opening had made reads p99 250 ms).
+// need: connections already open with the reads prepared (connections
+// opened by the opening itself slowed its reads).
 func TestReadPoolIsWarmBeforeTheBurst(t *testing.T) {
 	base, _ := pgtest.Pool(t, 4)
 	pool, err := postgres.Open(context.Background(), base.Config().ConnString(), 8)

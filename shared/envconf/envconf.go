@@ -5,6 +5,7 @@ package envconf
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -91,5 +92,54 @@ func RedactDefaults(fs *flag.FlagSet, names ...string) {
 		if f := fs.Lookup(name); f != nil {
 			f.DefValue = RedactURLs(f.DefValue)
 		}
+	}
+}
+
+// Runtime are the variables every binary reads besides its flags: the
+// logger's (NewLogger) and the Go runtime's (TuneGC leaves GOGC and
+// GOMEMLIMIT to the operator once set).
+var Runtime = []string{"LOG_LEVEL", "LOG_FORMAT", "GOGC", "GOMEMLIMIT", "GOMAXPROCS"}
+
+// Variable is the environment variable a flag reads: the first word of the
+// parentheses its usage ends with, as in "(NATS_URL)", "(MIGRATE=0 turns it
+// off)" or "(PUBLIC_URL; default …)". It is "" when the usage names none.
+func Variable(f *flag.Flag) string {
+	i := strings.LastIndex(f.Usage, "(")
+	if i < 0 || !strings.HasSuffix(f.Usage, ")") {
+		return ""
+	}
+	name := f.Usage[i+1:]
+	if n := strings.IndexFunc(name, func(r rune) bool { return r != '_' && (r < 'A' || r > 'Z') && (r < '0' || r > '9') }); n >= 0 {
+		name = name[:n]
+	}
+	if name == "" || name[0] < 'A' || name[0] > 'Z' {
+		return ""
+	}
+	return name
+}
+
+// Variables lists the environment variables a binary reads: the one each
+// flag of fs names (Variable), then besides. It fails for a flag that names
+// none, so that no setting is left out of `-h` and the documentation.
+func Variables(fs *flag.FlagSet, besides ...string) ([]string, error) {
+	var names []string
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := Variable(f); v != "" {
+			names = append(names, v)
+		} else if err == nil {
+			err = fmt.Errorf("envconf: flag -%s names no environment variable at the end of its usage", f.Name)
+		}
+	})
+	return append(names, besides...), err
+}
+
+// SetUsage makes fs's -h list its flags and then the variables read besides them.
+func SetUsage(fs *flag.FlagSet, besides ...string) {
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage of %s (each flag's default comes from the variable it names):\n", fs.Name())
+		fs.PrintDefaults()
+		fmt.Fprintf(w, "\nAlso read from the environment: %s\n", strings.Join(besides, ", "))
 	}
 }

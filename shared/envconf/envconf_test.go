@@ -33,8 +33,8 @@ func TestNumbersFallBackToDefaults(t *testing.T) {
 	}
 }
 
-// TestLoggerFormat: JSON lines unless LOG_FORMAT=text asks for text, as the
-// README documents.
+// TestLoggerFormat: JSON lines unless LOG_FORMAT=text asks for text, as
+// docs/operations.md documents.
 func TestLoggerFormat(t *testing.T) {
 	tests := []struct {
 		format string
