@@ -41,8 +41,9 @@ type Config struct {
 // RunVariables are the environment variables `make run` reads itself,
 // beside every one its gateway and booker read (their ParseFlags): where
 // PostgreSQL and NATS are (found or started when unset), the demo data, and
-// GOMAXPROCS, which fixes the processors instead of the Governor.
-var RunVariables = []string{"DATABASE_URL", "NATS_URL", "SEED_DEMO", "GOMAXPROCS"}
+// GOMAXPROCS, which fixes the processors instead of the Governor, and
+// RUN_LAYOUT, which runs the services as processes of their own.
+var RunVariables = []string{"DATABASE_URL", "NATS_URL", "SEED_DEMO", "GOMAXPROCS", "RUN_LAYOUT"}
 
 // DatabaseName is the database the system keeps its tables in on a server it
 // finds or starts itself, so that it never mixes them with what else lives
