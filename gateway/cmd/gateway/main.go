@@ -34,6 +34,10 @@ func run(ctx context.Context, args []string) error {
 	}
 	cfg.Logger = envconf.NewLogger(os.Stderr)
 	slog.SetDefault(cfg.Logger)
+	if g := envconf.NewGovernor(); g != nil {
+		go g.Run(ctx)
+		defer func() { cfg.Logger.Info("Go processors switched", "times", g.Switches()) }()
+	}
 	cfg.Logger.Info("gateway configuration", "config", cfg)
 	a, err := app.Start(ctx, cfg)
 	if err != nil {

@@ -78,7 +78,7 @@ func run(ctx context.Context) error {
 	defer unpublish(dataDir)
 	envconf.TuneGC()
 	logger := envconf.NewLogger(os.Stderr)
-	if g := system.NewGovernor(); g != nil {
+	if g := envconf.NewGovernor(); g != nil {
 		go g.Run(ctx)
 		defer func() { logger.Info("run: Go processors switched", "times", g.Switches()) }()
 		logger.Info("run: Go processors follow the load", "from", 1, "to", g.Max, "cores", runtime.NumCPU())

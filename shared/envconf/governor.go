@@ -1,4 +1,4 @@
-package system
+package envconf
 
 import (
 	"context"
@@ -9,16 +9,17 @@ import (
 	"time"
 )
 
-// Governor gives the bundle's Go runtime one processor while one keeps up
-// with the load, and every processor it may use once one does not. The
-// bundle runs beside its PostgreSQL, and a booking is a dozen short hops
-// between its gateway, booker and NATS server: with a processor per core
-// the runtime keeps a second thread spinning for the next goroutine, CPU
-// that PostgreSQL and the clients needed, so one processor spends less CPU
-// per booking at moderate load. But one processor is also one core at most:
-// a heavy burst falls behind by seconds on it where two keep up. So it
-// watches how long goroutines wait for a processor, and the process's CPU
-// (docs/decisions/0009-runtime-governor-of-make-run.md).
+// Governor gives a service's Go runtime one processor while one keeps up
+// with the load, and every processor it may use once one does not. Each
+// service runs beside others (PostgreSQL, NATS, the other service), and a
+// booking is a dozen short hops between them: with a processor per core
+// the runtime keeps a second thread spinning for the next goroutine and
+// wakes threads across cores for every hop, CPU the others needed, so one
+// processor spends less CPU per booking at moderate load. But one processor
+// is also one core at most: a heavy burst falls behind by seconds on it
+// where two keep up. So it watches how long goroutines wait for a
+// processor, and the process's CPU
+// (docs/decisions/0009-runtime-governor.md).
 type Governor struct {
 	// Max is the processors it may give: the runtime's own choice at start.
 	Max int

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package system
+package envconf
 
 import "time"
 

@@ -1,4 +1,4 @@
-package system_test
+package envconf_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"termin/shared/poll"
-	"termin/system"
+	"termin/shared/envconf"
 )
 
 // TestProcessorsFollowTheLoad: one processor goes to all of them as soon as
@@ -30,7 +30,7 @@ func TestProcessorsFollowTheLoad(t *testing.T) {
 		{2, 2, false, true, 1, "light for the calm period"},
 		{1, 2, false, true, 1, "already one"},
 	} {
-		if got := system.Processors(c.procs, c.most, c.crowded, c.calm); got != c.want {
+		if got := envconf.Processors(c.procs, c.most, c.crowded, c.calm); got != c.want {
 			t.Errorf("%s: Processors(%d, %d, %v, %v) = %d, want %d", c.why, c.procs, c.most, c.crowded, c.calm, got, c.want)
 		}
 	}
@@ -53,7 +53,7 @@ func TestGovernorSwitchesWithTheLoad(t *testing.T) {
 		}
 		return 0.1
 	}
-	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
+	g := &envconf.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
 		CPU: func() time.Duration {
 			now := time.Now()
 			cpu.Add(int64(float64(now.Sub(last)) * rate()))
@@ -141,13 +141,13 @@ func TestGovernorTakesBothProcessorsForASteadyQueue(t *testing.T) {
 // startGovernor runs a governor with Max 2 on a clock the test drives: the
 // process uses rate of a core, and each tick the runtime samples 100 waits,
 // slow(n) of them slow in the nth. It returns the governor and its tick count.
-func startGovernor(t *testing.T, rate float64, slow func(n uint64) uint64) (*system.Governor, *atomic.Uint64) {
+func startGovernor(t *testing.T, rate float64, slow func(n uint64) uint64) (*envconf.Governor, *atomic.Uint64) {
 	t.Helper()
 	before := runtime.GOMAXPROCS(0)
 	var ticks, slowSum, all atomic.Uint64
 	var cpu atomic.Int64
 	last := time.Now()
-	g := &system.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
+	g := &envconf.Governor{Max: 2, Every: 5 * time.Millisecond, Calm: 100 * time.Millisecond,
 		CPU: func() time.Duration {
 			now := time.Now()
 			cpu.Add(int64(float64(now.Sub(last)) * rate))
