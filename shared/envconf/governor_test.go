@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"termin/shared/poll"
 	"termin/shared/envconf"
+	"termin/shared/poll"
 )
 
 // TestProcessorsFollowTheLoad: one processor goes to all of them as soon as
