@@ -17,10 +17,12 @@ test:
 	$(GO) test $(TEST_FLAGS) -v $(MODULES)
 
 .PHONY: cluster-test
-# Three nats-servers clustered on loopback, two gateways, two bookers; a NATS
-# node is restarted mid-burst (about 15 s; `make test` runs it too).
+# Three nats-servers clustered on loopback and two gateways: with two
+# bookers, a NATS node is restarted mid-burst; with three booker processes,
+# one is killed -9 mid-burst and a fourth joins (about 30 s; `make test`
+# runs them too).
 cluster-test:
-	$(GO) test $(TEST_FLAGS) -v -run 'TestClusterSurvivesNodeRestart' ./system/
+	$(GO) test $(TEST_FLAGS) -v -run 'TestClusterSurvivesNodeRestart|TestBookersScaleOutByPartition' ./system/
 
 # The whole system in the foreground: PostgreSQL and NATS found or started,
 # migrations, demo data, a booker and a gateway; its first lines say where.

@@ -32,6 +32,13 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+// String is what was written so far.
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // lines returns the JSON log lines written so far.
 func (b *syncBuffer) lines() []map[string]any {
 	b.mu.Lock()

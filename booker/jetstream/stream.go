@@ -88,7 +88,7 @@ type Partitions struct {
 func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (Partitions, jetstream.KeyValue, error) {
 	var parts Partitions
 	stream := cfg.Namespace.Name(shared.StreamName)
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	st, err := js.CreateOrUpdateStream(ctx, keepOwn(ctx, js, jetstream.StreamConfig{
 		Name:        stream,
 		Description: "Booking and cancellation commands, one subject per doctor within its partition.",
 		Subjects:    []string{cfg.Namespace.Subject(cfg.SubjectPrefix) + ".>"},
@@ -99,7 +99,7 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (Partitions,
 		MaxMsgs:     cfg.MaxMsgs,
 		Discard:     jetstream.DiscardNew,
 		Duplicates:  cfg.Duplicates,
-	})
+	}))
 	if err != nil {
 		return parts, nil, fmt.Errorf("jetstream: booking stream: %w", err)
 	}
@@ -126,6 +126,21 @@ func Setup(ctx context.Context, js jetstream.JetStream, cfg Config) (Partitions,
 		return parts, nil, fmt.Errorf("jetstream: decisions bucket: %w", err)
 	}
 	return parts, kv, nil
+}
+
+// keepOwn is the booking stream's configuration with what an operator
+// added to the running stream kept: the fields the booker does not set
+// (a republish tap, metadata, placement), which a booker starting with
+// Setup must not take away.
+func keepOwn(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) jetstream.StreamConfig {
+	st, err := js.Stream(ctx, want.Name)
+	if err != nil {
+		return want
+	}
+	have := st.CachedInfo().Config
+	have.Description, have.Subjects, have.Retention, have.Storage = want.Description, want.Subjects, want.Retention, want.Storage
+	have.Replicas, have.MaxBytes, have.MaxMsgs, have.Discard, have.Duplicates = want.Replicas, want.MaxBytes, want.MaxMsgs, want.Discard, want.Duplicates
+	return have
 }
 
 // partitionConsumer is the consumer of partition p's subjects, pinned to
