@@ -111,7 +111,11 @@ func (s *System) startNATSProcess(ctx context.Context, cfg Config) error {
 	if prefix == "" {
 		prefix = shared.DefaultSubjectPrefix
 	}
-	conf, passwords, err := natsProcessConfig(dir, port, cfg.Booker.Stream.Namespace, prefix)
+	monitor, err := freePort()
+	if err != nil {
+		return err
+	}
+	conf, passwords, err := natsProcessConfig(dir, port, monitor, cfg.Booker.Stream.Namespace, prefix)
 	if err != nil {
 		return err
 	}
@@ -123,13 +127,14 @@ func (s *System) startNATSProcess(ctx context.Context, cfg Config) error {
 		return err
 	}
 	s.natsPasswords, s.NATSURL = passwords, "nats://127.0.0.1:"+strconv.Itoa(port)
+	s.NATSMonitor = "http://127.0.0.1:" + strconv.Itoa(monitor)
 	return waitFor(ctx, s.procs.nats, func() bool { return Answers(s.NATSUserURL(BookerUser)) })
 }
 
 // natsProcessConfig is a nats-server configuration (JSON is valid NATS
 // configuration) granting each service ServicePermissions, with passwords
-// made now.
-func natsProcessConfig(dir string, port int, ns shared.Namespace, prefix string) ([]byte, map[string]string, error) {
+// made now, and its monitoring endpoints (/varz, /jsz) on port monitor.
+func natsProcessConfig(dir string, port, monitor int, ns shared.Namespace, prefix string) ([]byte, map[string]string, error) {
 	type perm struct {
 		Allow []string `json:"allow"`
 	}
@@ -157,7 +162,7 @@ func natsProcessConfig(dir string, port int, ns shared.Namespace, prefix string)
 	enc.SetEscapeHTML(false) // the parser knows no \u escapes, and subjects hold '>'
 	enc.SetIndent("", "  ")
 	err := enc.Encode(map[string]any{
-		"host": "127.0.0.1", "port": port, "max_payload": 1 << 20,
+		"host": "127.0.0.1", "port": port, "max_payload": 1 << 20, "http": "127.0.0.1:" + strconv.Itoa(monitor),
 		"jetstream":     map[string]any{"store_dir": dir, "sync_interval": "always"},
 		"authorization": map[string]any{"users": users},
 	})

@@ -57,8 +57,9 @@ type System struct {
 	nats    *server.Server
 	cluster *pglocal.Cluster
 	// DatabaseURL and NATSURL are what the parts were connected to; NATSURL
-	// carries no credentials.
-	DatabaseURL, NATSURL string
+	// carries no credentials. NATSMonitor is the monitoring endpoint of a
+	// nats-server the system started as a process of its own.
+	DatabaseURL, NATSURL, NATSMonitor string
 	// Database says in words which database DatabaseURL is, for people.
 	Database string
 	// natsPasswords are the embedded server's users' passwords; nil when

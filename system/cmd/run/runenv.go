@@ -25,6 +25,9 @@ func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
 		{"DB", sys.DatabaseURL},
 		{"BOOKER", "http://" + sys.BookerAddr()},
 	}
+	if sys.NATSMonitor != "" {
+		env = append(env, envVar{"NATS_MONITOR", sys.NATSMonitor})
+	}
 	pids := sys.PIDs()
 	for _, name := range []string{"gateway", "booker", "nats-server"} {
 		if pid, ok := pids[name]; ok {
