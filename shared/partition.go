@@ -14,7 +14,7 @@ import (
 // envelope of its own, so it is small. It is part of the wire contract:
 // changing it moves doctors between partitions, which a running system must
 // not see (drain the stream first).
-const Partitions = 8
+const Partitions = 4
 
 // Partition is the partition of a doctor: FNV-1a of its decimal id, modulo
 // Partitions, the hash NATS subject mapping's partition() function takes
