@@ -4,13 +4,20 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run stop loadtest loadtest-all hotslot-compare bench
+.PHONY: build prereqs test lint run stop loadtest loadtest-all hotslot-compare bench
 
 build:
 	@mkdir -p bin
 	$(GO) build -o bin/gateway ./gateway/cmd/gateway
 	$(GO) build -o bin/booker ./booker/cmd/booker
 	$(GO) build -o bin/loadtest ./loadtest/cmd/loadtest
+
+# Finds or installs what the tests need (PostgreSQL's server binaries, psql,
+# curl, nats-server, Chromium): apt-get on Debian/Ubuntu as root or with
+# password-less sudo, Homebrew on macOS; elsewhere it stops at once, printing
+# the command to run. See scripts/prereqs.sh.
+prereqs:
+	@./scripts/prereqs.sh
 
 # With go.work, `go test ./...` at the root sees no module: name each module's tree.
 test:
