@@ -13,6 +13,7 @@ import (
 // section, on a line of its module (as `booker/remind/`, or `cmd/run`
 // on the system's line).
 func TestReadmeLayoutNamesEveryPackage(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 // then stops the run with Ctrl-C as a person would: exit status 0, JSON logs,
 // nothing left in .data for other shells to reach for.
 func TestReadmeQuickStart(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func TestReadmeQuickStart(t *testing.T) {
 // fails and names the variable to change; a second run in the same directory
 // (sharing its cluster and NATS store) is refused, naming the first.
 func TestRunRefusesSecondRun(t *testing.T) {
+	t.Parallel()
 	db := pgtest.URL(t)
 	first := startRun(t, t.TempDir(), map[string]string{"DATABASE_URL": db})
 	busy := runCommand(t, t.TempDir(), map[string]string{"DATABASE_URL": db, "GATEWAY_ADDR": strings.TrimPrefix(first.env["GW"], "http://")})
