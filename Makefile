@@ -19,9 +19,22 @@ build:
 prereqs:
 	@./scripts/prereqs.sh
 
-# With go.work, `go test ./...` at the root sees no module: name each module's tree.
-test:
-	$(GO) test $(TEST_FLAGS) -v $(MODULES)
+# With go.work, `go test ./...` at the root sees no module: name each module's
+# tree. The modules whose packages take longest go first (system, loadtest),
+# and four test binaries run at once (-p 4): most tests wait on timers and
+# I/O, not on the two cores; pgtest bounds the test databases alive at once. gotestsum shows the packages under way and the tests passed
+# so far (one line per test when the output is not a terminal), then one
+# summary line; make's exit status is non-zero when a test fails.
+# GOTESTSUM_JSONFILE=file keeps every event, with per-test timings.
+GOTESTSUM   := $(GO) run gotest.tools/gotestsum@v1.13.0
+FIRST       := %/system/... %/loadtest/...
+TEST_PKGS    = $(foreach m,$(FIRST),$(filter $(m),$(MODULES))) $(filter-out $(FIRST),$(MODULES))
+TEST_FORMAT ?=
+
+test: prereqs
+	@fmt='$(TEST_FORMAT)'; [ -n "$$fmt" ] || { [ -t 1 ] && fmt=dots-v2 || fmt=testname; }; \
+	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
+		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: cluster-test
 # Three nats-servers clustered on loopback, two gateways, two bookers; a NATS
