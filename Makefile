@@ -44,10 +44,13 @@ cluster-test:
 
 # The whole system in the foreground: PostgreSQL and NATS found or started,
 # migrations, demo data, a booker and a gateway; its first lines say where.
-# Ctrl-C stops it and what it started. A built binary rather than `go run`,
-# whose exit status after Ctrl-C would be 1.
+# Ctrl-C stops it and what it started: bin/run exits 0, but make itself,
+# interrupted too, dies of SIGINT (a shell shows status 130); no recipe can
+# change that without breaking Ctrl-Z. A built binary rather than `go run`,
+# whose own exit status after Ctrl-C would be 1.
 run:
 	@mkdir -p bin
+	@echo "building bin/run (the first build takes a minute or so)…"
 	@$(GO) build -o bin/run ./system/cmd/run
 	@exec ./bin/run
 
