@@ -99,12 +99,15 @@ if [ -r /etc/os-release ] && grep -q '^ID=ubuntu' /etc/os-release; then
 fi
 
 # Each thing: its name, how to find it, its Debian package, its Homebrew
-# formula ("cask:" for a cask).
+# formula ("cask:" for a cask). On macOS the browser installed is Google
+# Chrome: Homebrew's chromium cask is an unsigned snapshot that Gatekeeper
+# calls damaged, and Homebrew deprecates such casks; an existing
+# Chromium.app is used all the same.
 things="PostgreSQL server (initdb, pg_ctl)|find_pg_server|postgresql|postgresql@17
 psql|find_psql|postgresql-client|postgresql@17
 curl|find_curl|curl|curl
 nats-server|find_nats|nats-server|nats-server
-Chromium|find_chromium|$apt_chromium|cask:chromium"
+Chromium|find_chromium|$apt_chromium|cask:google-chrome"
 
 # check prints a line per thing and gathers the packages of the missing ones
 # (space-separated, each once) in apt_missing, brew_missing and cask_missing.

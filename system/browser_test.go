@@ -21,7 +21,7 @@ const pageTimeout = 30 * time.Second
 
 // chromium finds the browser the page tests drive: CHROMIUM, else Debian's
 // chromium or another Chromium or Chrome on PATH, else macOS's Google
-// Chrome.app or Chromium.app (Homebrew's chromium cask) in /Applications or
+// Chrome.app or Chromium.app in /Applications or
 // ~/Applications. Without one the tests fail saying what to install.
 func chromium(t *testing.T) string {
 	t.Helper()
@@ -34,7 +34,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("the browser tests need Chromium: install it (make prereqs does; Debian: apt-get install chromium; macOS: brew install --cask chromium) or set CHROMIUM to its path")
+	t.Fatal("the browser tests need Chromium: install it (make prereqs does; Debian: apt-get install chromium; macOS: brew install --cask google-chrome) or set CHROMIUM to its path")
 	return ""
 }
 

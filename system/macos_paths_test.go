@@ -9,7 +9,7 @@ import (
 )
 
 // TestBrowserCandidatesIncludeMacApps: on macOS the browser tests find
-// Google Chrome.app and Chromium.app (Homebrew's chromium cask), in
+// Google Chrome.app (Homebrew's google-chrome cask) and Chromium.app, in
 // /Applications and in the user's ~/Applications, after the Linux names.
 func TestBrowserCandidatesIncludeMacApps(t *testing.T) {
 	t.Parallel()

@@ -66,7 +66,7 @@ func TestPrereqsStopsAtOnceWhereItMayNotInstall(t *testing.T) {
 	text := string(out)
 	want := "apt-get install -y chromium"
 	if runtime.GOOS == "darwin" {
-		want = "brew install --cask chromium"
+		want = "brew install --cask google-chrome"
 	}
 	if !strings.Contains(text, "missing Chromium") || !strings.Contains(text, want) {
 		t.Errorf("output does not name what is missing and the command %q", want)
