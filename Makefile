@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build test lint run stop loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
+.PHONY: build prereqs test lint run stop loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
 
 build:
 	@mkdir -p bin
@@ -12,9 +12,29 @@ build:
 	$(GO) build -o bin/booker ./booker/cmd/booker
 	$(GO) build -o bin/loadtest ./loadtest/cmd/loadtest
 
-# With go.work, `go test ./...` at the root sees no module: name each module's tree.
-test:
-	$(GO) test $(TEST_FLAGS) -v $(MODULES)
+# Finds or installs what the tests need (PostgreSQL's server binaries, psql,
+# curl, nats-server, Chromium): apt-get on Debian/Ubuntu as root or with
+# password-less sudo, Homebrew on macOS; elsewhere it stops at once, printing
+# the command to run. See scripts/prereqs.sh.
+prereqs:
+	@./scripts/prereqs.sh
+
+# With go.work, `go test ./...` at the root sees no module: name each module's
+# tree. The modules whose packages take longest go first (system, loadtest),
+# and four test binaries run at once (-p 4): most tests wait on timers and
+# I/O, not on the two cores; pgtest bounds the test databases alive at once. gotestsum shows the packages under way and the tests passed
+# so far (one line per test when the output is not a terminal), then one
+# summary line; make's exit status is non-zero when a test fails.
+# GOTESTSUM_JSONFILE=file keeps every event, with per-test timings.
+GOTESTSUM   := $(GO) run gotest.tools/gotestsum@v1.13.0
+FIRST       := %/system/... %/loadtest/...
+TEST_PKGS    = $(foreach m,$(FIRST),$(filter $(m),$(MODULES))) $(filter-out $(FIRST),$(MODULES))
+TEST_FORMAT ?=
+
+test: prereqs
+	@fmt='$(TEST_FORMAT)'; [ -n "$$fmt" ] || { [ -t 1 ] && fmt=dots-v2 || fmt=testname; }; \
+	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
+		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS) $(TEST_PKGS)
 
 .PHONY: cluster-test
 # Three nats-servers clustered on loopback and two gateways: with two
@@ -26,10 +46,13 @@ cluster-test:
 
 # The whole system in the foreground: PostgreSQL and NATS found or started,
 # migrations, demo data, a booker and a gateway; its first lines say where.
-# Ctrl-C stops it and what it started. A built binary rather than `go run`,
-# whose exit status after Ctrl-C would be 1.
+# Ctrl-C stops it and what it started: bin/run exits 0, but make itself,
+# interrupted too, dies of SIGINT (a shell shows status 130); no recipe can
+# change that without breaking Ctrl-Z. A built binary rather than `go run`,
+# whose own exit status after Ctrl-C would be 1.
 run:
 	@mkdir -p bin
+	@echo "building bin/run (the first build takes a minute or so)…"
 	@$(GO) build -o bin/run ./system/cmd/run
 	@exec ./bin/run
 
@@ -64,13 +87,14 @@ stop:
 # `make run` and checks the database; it finds the run's gateway and database
 # in .data/run.env. LOADTEST_FLAGS adds flags (see bin/loadtest -h).
 loadtest: build
-	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
+	./bin/loadtest -scenario opening $(LOADTEST_TARGET) $(LOADTEST_FLAGS)
 
-# The processes `make run` is: one process named run (gateway, booker and an
-# embedded NATS) beside PostgreSQL. For bin/gateway + bin/booker + nats-server
-# set LOADTEST_PROCS= (the binary's defaults find them by name), or name pids:
-# LOADTEST_PROCS='-system-proc= -gateway-proc=1234 -booker-proc=1235'.
-LOADTEST_PROCS ?= -gateway-proc= -booker-proc= -nats-proc= -system-proc=run
+# The processes whose CPU the report charges per booking. While `make run`
+# runs here, bin/loadtest measures its one process (gateway, booker and the
+# embedded NATS; the pid in .data/run.pid) and the PostgreSQL server of its
+# database, and nothing else. For bin/gateway + bin/booker + nats-server
+# name them: LOADTEST_PROCS='-system-proc= -gateway-proc=1234 -booker-proc=1235 -nats-proc=1236'.
+LOADTEST_PROCS ?=
 # The gateway, booker and database come from .data/run.env, as for `make loadtest`.
 LOADTEST_TARGET = $(LOADTEST_PROCS)
 

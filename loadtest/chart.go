@@ -28,6 +28,7 @@ var (
 		color.RGBA{R: 44, G: 160, B: 44, A: 255},   // green
 		color.RGBA{R: 255, G: 127, B: 14, A: 255},  // orange
 		color.RGBA{R: 148, G: 103, B: 189, A: 255}, // purple
+		color.RGBA{R: 140, G: 86, B: 75, A: 255},   // brown
 	}
 )
 
@@ -60,9 +61,11 @@ func writeChart(r *Report, path string) error {
 			{"p99", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.P99 }, true)},
 		}),
 		newPanel("requests", "per second", false, opening, n, []chartLine{
-			{"offered clicks", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.Offered }, false)},
-			{"sent (with repeats)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Sent) }, false)},
-			{"answered", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Answered) }, false)},
+			{"clicks offered", bySecond(r.Series, sec, func(s SecondLine) float64 { return s.Offered }, false)},
+			{"clicks sent (new keys)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.SentClicks) }, false)},
+			{"repeats sent (same key)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.SentRepeats) }, false)},
+			{"slot-list reads sent", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.SentReads) }, false)},
+			{"answered (all three)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Answered) }, false)},
 		}),
 		newPanel("bookings", "per second", false, opening, n, []chartLine{
 			{"booked (201/200)", bySecond(r.Series, sec, func(s SecondLine) float64 { return float64(s.Booked) }, false)},

@@ -15,12 +15,14 @@ func openingReport(dir string) *loadtest.Report {
 	r := &loadtest.Report{Scenario: loadtest.ScenarioOpening, Dir: dir}
 	booked := []int{96, 24, 7, 3}
 	for s := range 32 {
-		line := loadtest.SecondLine{Second: s, Offered: 5000, Sent: 5150, Answered: 5150, P50: 0.2, P90: 0.9, P99: 12}
+		line := loadtest.SecondLine{Second: s, Offered: 5000, Sent: 6150, SentClicks: 5000, SentRepeats: 150, SentReads: 1000,
+			Answered: 6150, P50: 0.2, P90: 0.9, P99: 12}
 		if s < len(booked) {
 			line.Booked, line.P99 = booked[s], 240
 		}
 		if s >= 30 {
 			line.Offered, line.Sent, line.Answered, line.P50, line.P90, line.P99 = 0, 40, 40, 0, 0, 0
+			line.SentClicks, line.SentRepeats, line.SentReads = 0, 40, 0
 		}
 		r.Series = append(r.Series, line)
 	}

@@ -2,6 +2,12 @@ package loadtest
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -19,39 +25,40 @@ type ProcessGroup struct {
 // Labels of the CPU table.
 const (
 	LabelGenerator = "load generator"
-	LabelSystem    = "system (gateway+booker+nats)"
-	LabelPostgres  = "PostgreSQL"
+	LabelSystem    = "make run: gateway+booker+embedded NATS, one process"
+	LabelPostgres  = "PostgreSQL, every process of that name"
+	// LabelDatabaseServer is the PostgreSQL server that serves the run's
+	// database: its postmaster and every child of it, of any database.
+	LabelDatabaseServer = "PostgreSQL server of the run's database"
 )
 
+// DatabaseServer, as a match, stands for the PostgreSQL server that serves
+// the run's database: the parent of the backend the load test is connected
+// to, and that parent's children. It is found only when that server runs on
+// this machine (the backend's process title names the connection's port);
+// another cluster on the machine is left out.
+const DatabaseServer = "database-server"
+
 // DefaultProcesses finds the stack by process name: bin/gateway, bin/booker,
-// nats-server, every PostgreSQL process (server and backends: the server
-// must run on this machine), and `make run`'s one process, named run, that
-// holds gateway, booker and an embedded NATS.
+// nats-server and the PostgreSQL server of the run's database (it must run
+// on this machine).
 func DefaultProcesses() []ProcessGroup {
 	return []ProcessGroup{
 		{Label: "gateway", Match: []string{"gateway"}},
 		{Label: "booker", Match: []string{"booker"}},
 		{Label: "nats-server", Match: []string{"nats-server"}},
-		{Label: LabelPostgres, Match: []string{"postgres"}},
-		{Label: LabelSystem, Match: []string{"run"}},
+		{Label: LabelDatabaseServer, Match: []string{DatabaseServer}},
 	}
 }
 
-// LayoutProcesses are the processes of a run of the deployed layout, by
-// pid (an empty pid leaves its process out), in DefaultProcesses' order,
-// with PostgreSQL found by name and no one-process system.
-func LayoutProcesses(gateway, booker, nats string) []ProcessGroup {
-	g := DefaultProcesses()
-	g[0].Match, g[1].Match, g[2].Match = pids(gateway), pids(booker), pids(nats)
-	g[4].Match = nil
-	return g
-}
-
-func pids(pid string) []string {
-	if pid == "" {
-		return nil
+// RunProcesses are `make run`'s processes: its one process, the pid in its
+// .data/run.pid, which holds the gateway, the booker and the embedded
+// nats-server, and the PostgreSQL server of its database.
+func RunProcesses(pid int) []ProcessGroup {
+	return []ProcessGroup{
+		{Label: LabelSystem, Match: []string{strconv.Itoa(pid)}},
+		{Label: LabelDatabaseServer, Match: []string{DatabaseServer}},
 	}
-	return []string{pid}
 }
 
 // CPUReport is the CPU each process spent between the two readings (before
@@ -97,11 +104,27 @@ type cpuMeter struct {
 
 func newCPUMeter(o Options, pool *pgxpool.Pool, generator string) *cpuMeter {
 	m := &cpuMeter{groups: []proccpu.Group{{Label: generator, Match: []string{"self"}}}}
+	backends := []string{"postgres"}
+	server, found := "", false
 	for _, g := range o.Processes {
-		m.groups = append(m.groups, proccpu.Group{Label: g.Label, Match: g.Match})
+		match := g.Match
+		if slices.Contains(match, DatabaseServer) {
+			if !found {
+				found = true
+				if pid, err := DatabaseServerPID(context.Background(), pool); err == nil {
+					server = strconv.Itoa(pid) + "+"
+					backends = []string{server}
+				}
+			}
+			match = slices.DeleteFunc(slices.Clone(match), func(s string) bool { return s == DatabaseServer })
+			if server != "" {
+				match = append(match, server)
+			}
+		}
+		m.groups = append(m.groups, proccpu.Group{Label: g.Label, Match: match})
 	}
 	db := pool.Config().ConnConfig.Database
-	m.dbGroups = []proccpu.Group{{Label: "backends of database " + db, Match: []string{"postgres"},
+	m.dbGroups = []proccpu.Group{{Label: "backends of database " + db, Match: backends,
 		Where: proccpu.PostgresDatabase(db)}}
 	return m
 }
@@ -137,7 +160,7 @@ func (m *cpuMeter) report(confirmed int) *CPUReport {
 		r.TotalSeconds += l.Seconds
 	}
 	r.TotalUSPerBooking = perBooking(r.TotalSeconds, confirmed)
-	if pg := r.find(LabelPostgres); pg != nil && pg.Found {
+	if pg := r.postgres(); pg != nil && pg.Found {
 		in := r.line(m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
 		rest := CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
 			Seconds: max(pg.Seconds-in.Seconds, 0)}
@@ -156,6 +179,14 @@ func (r *CPUReport) line(label string, before, after proccpu.Sample, window time
 	}
 	l.USPerBooking = perBooking(l.Seconds, r.Confirmed)
 	return l
+}
+
+// postgres is the line of the PostgreSQL processes, by server or by name.
+func (r *CPUReport) postgres() *CPULine {
+	if l := r.find(LabelDatabaseServer); l != nil {
+		return l
+	}
+	return r.find(LabelPostgres)
 }
 
 func (r *CPUReport) find(label string) *CPULine {
@@ -199,4 +230,40 @@ func confirmedBookings(ctx context.Context, pool *pgxpool.Pool, id ids, since ti
 	err := pool.QueryRow(ctx, `SELECT count(*) FROM appointment a JOIN time_slot s ON s.id = a.slot_id
         WHERE s.doctor_id BETWEEN $1 AND $2 AND a.created_at >= $3`, lo, hi, since).Scan(&n)
 	return n, err
+}
+
+// DatabaseServerPID finds the pid of the PostgreSQL server behind pool: the
+// parent of one of its backends, once that backend's process title names
+// this connection's own client port (or a local socket) and database, so
+// that a server in a container, whose pids are not this machine's, is never
+// taken for another process.
+func DatabaseServerPID(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	var backend int
+	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		return 0, err
+	}
+	client := "[local]"
+	if addr, ok := conn.Conn().PgConn().Conn().LocalAddr().(*net.TCPAddr); ok {
+		client = fmt.Sprintf("(%d)", addr.Port)
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", backend))
+	if err != nil {
+		return 0, fmt.Errorf("the database's backend %d is not a process of this machine: %w", backend, err)
+	}
+	title := strings.TrimRight(string(raw), "\x00")
+	if !strings.Contains(title, client) || !strings.Contains(title, " "+conn.Conn().Config().Database+" ") {
+		return 0, fmt.Errorf("process %d (%q) is not this connection's backend: the server runs elsewhere", backend, title)
+	}
+	st, err := proccpu.Read(backend)
+	if err != nil {
+		return 0, err
+	}
+	return st.PPID, nil
 }

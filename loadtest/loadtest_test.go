@@ -94,6 +94,31 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 		t.Errorf("report lacks answers (%d lines) or metric deltas (%d lines)", len(rep.Answers), len(rep.Metrics))
 	}
 	checkFirstSecond(t, rep)
+	checkStreamsApart(t, rep)
+}
+
+// checkStreamsApart: the chart's per-second series count the clicks, their
+// repeats and the slot-list reads apart, each adding up to its stream's
+// total, and the three make the second's whole.
+func checkStreamsApart(t *testing.T, rep *loadtest.Report) {
+	t.Helper()
+	sums := map[string]int{}
+	for _, s := range rep.Series {
+		sums["clicks"] += s.SentClicks
+		sums["repeats"] += s.SentRepeats
+		sums["reads"] += s.SentReads
+		if s.SentClicks+s.SentRepeats+s.SentReads != s.Sent {
+			t.Errorf("second %d: %d clicks, %d repeats and %d reads sent, but %d requests", s.Second, s.SentClicks, s.SentRepeats, s.SentReads, s.Sent)
+		}
+	}
+	for _, a := range rep.Attacks {
+		if uint64(sums[a.Name]) != a.Sent {
+			t.Errorf("stream %s: %d sent by the seconds, %d in the rates", a.Name, sums[a.Name], a.Sent)
+		}
+	}
+	if sums["clicks"] == 0 || sums["reads"] == 0 {
+		t.Errorf("seconds counted %v: want clicks and reads", sums)
+	}
 }
 
 // checkFirstSecond: the report gives the opening's first second on its own,

@@ -83,16 +83,21 @@ type BucketLine struct {
 	Count uint64 `json:"count"`
 }
 
-// SecondLine is one second of the run, for the chart.
+// SecondLine is one second of the run, for the chart. Sent counts every
+// request sent in the second: the new clicks, their repeats with the same
+// key, and the slot-list reads, which it also counts apart.
 type SecondLine struct {
-	Second   int     `json:"second"`
-	Offered  float64 `json:"offeredPerSecond"`
-	Sent     int     `json:"sent"`
-	Answered int     `json:"answered"`
-	Booked   int     `json:"booked"`
-	P50      float64 `json:"p50Ms"`
-	P90      float64 `json:"p90Ms"`
-	P99      float64 `json:"p99Ms"`
+	Second      int     `json:"second"`
+	Offered     float64 `json:"offeredPerSecond"`
+	Sent        int     `json:"sent"`
+	SentClicks  int     `json:"sentClicks"`
+	SentRepeats int     `json:"sentRepeats"`
+	SentReads   int     `json:"sentReads"`
+	Answered    int     `json:"answered"`
+	Booked      int     `json:"booked"`
+	P50         float64 `json:"p50Ms"`
+	P90         float64 `json:"p90Ms"`
+	P99         float64 `json:"p99Ms"`
 }
 
 func newReport(o Options, p *prepared) *Report {
@@ -160,7 +165,8 @@ func latencyLine(key string, n int, l vegeta.LatencyMetrics) LatencyLine {
 func series(s *stats) []SecondLine {
 	out := make([]SecondLine, len(s.secs))
 	for i, sec := range s.secs {
-		out[i] = SecondLine{Second: i, Offered: sec.offered, Sent: sec.sent, Answered: sec.answered, Booked: sec.booked}
+		out[i] = SecondLine{Second: i, Offered: sec.offered, Sent: sec.sent, Answered: sec.answered, Booked: sec.booked,
+			SentClicks: sec.sentBy["clicks"], SentRepeats: sec.sentBy["repeats"], SentReads: sec.sentBy["reads"]}
 		if sec.lat.Max > 0 {
 			out[i].P50, out[i].P90, out[i].P99 = ms(sec.lat.Quantile(0.5)), ms(sec.lat.Quantile(0.9)), ms(sec.lat.Quantile(0.99))
 		}

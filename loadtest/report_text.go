@@ -24,9 +24,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "new clicks %.0f/s for %s, reads %.0f/s, %d patients, %.0f%% impatient, follow-up up to %s\n",
 		s.Rate, s.Duration, s.ReadsRate, s.Patients, 100*s.Impatient, s.FollowUp)
 	fmt.Fprintf(tw, "seeded %d slots in %.0f ms\n", r.Seeded.Slots, r.Seeded.TookMS)
-	section(tw, "RATES", "stream\toffered/s\tsent\tsent/s\tanswered\tanswered/s\tno answer")
+	section(tw, "RATES (each stream apart: no line adds them up)", "stream\toffered/s\tsent\tsent/s\tanswered\tanswered/s\tno answer")
 	for _, a := range r.Attacks {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.1f\t%d\n", a.Name, offeredText(a.OfferedPerSec),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f\t%d\t%.1f\t%d\n", streamText(a.Name), offeredText(a.OfferedPerSec),
 			a.Sent, a.SentPerSec, a.Answered, a.AnsweredPerSec, a.Errors)
 	}
 	latencies(tw, "ANSWERS BY CODE (latency from the scheduled send time, ms)", r.Answers)
@@ -126,4 +126,17 @@ func (r *Report) Save() error {
 		return nil // each leg's folder has its own chart
 	}
 	return writeChart(r, filepath.Join(r.Dir, "chart.png"))
+}
+
+// streamText names a stream of requests as the RATES table shows it.
+func streamText(name string) string {
+	switch name {
+	case "clicks":
+		return "clicks (new keys)"
+	case "repeats":
+		return "repeats (same key)"
+	case "reads":
+		return "reads (slot lists)"
+	}
+	return name
 }

@@ -28,7 +28,8 @@ type stats struct {
 type second struct {
 	offered                 float64
 	sent, answered, decided int
-	booked                  int // clicks told 201/200, by decision time
+	sentBy                  map[string]int // by attack: clicks, repeats, reads
+	booked                  int            // clicks told 201/200, by decision time
 	lat                     vegeta.LatencyMetrics
 }
 
@@ -62,6 +63,10 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 	}
 	sec := s.second(res.End().Add(-res.Latency))
 	sec.sent++
+	if sec.sentBy == nil {
+		sec.sentBy = map[string]int{}
+	}
+	sec.sentBy[attack]++
 	if res.Code != 0 {
 		s.second(res.End()).answered++
 	}

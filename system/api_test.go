@@ -9,6 +9,7 @@ import (
 )
 
 func TestBookingAPIStatusCodes(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
 	single := s.slot(42, tomorrow, 1)
@@ -60,6 +61,7 @@ func TestBookingAPIStatusCodes(t *testing.T) {
 }
 
 func TestAppointmentReadAndCancel(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
 	booked := s.mustDo("POST", "/api/appointments", "c-1", bookBody(slot, 7))
@@ -103,6 +105,7 @@ func TestAppointmentReadAndCancel(t *testing.T) {
 }
 
 func TestQueuedRequestIsDecidedOnce(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
@@ -135,6 +138,7 @@ func TestQueuedRequestIsDecidedOnce(t *testing.T) {
 }
 
 func TestNATSDownAnswers503WithinBudget(t *testing.T) {
+	t.Parallel()
 	s := newStackOwnNATS(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	s.ns.Shutdown()

@@ -20,19 +20,33 @@ import (
 const pageTimeout = 30 * time.Second
 
 // chromium finds the browser the page tests drive: CHROMIUM, else Debian's
-// chromium on PATH. Without one the tests fail saying what to install.
+// chromium or another Chromium or Chrome on PATH, else macOS's Google
+// Chrome.app or Chromium.app in /Applications or
+// ~/Applications. Without one the tests fail saying what to install.
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("CHROMIUM"); p != "" {
 		return p
 	}
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+	home, _ := os.UserHomeDir()
+	for _, name := range browserCandidates(home) {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	t.Fatal("the browser tests need Chromium: install it (Debian: apt-get install chromium) or set CHROMIUM to its path")
+	t.Fatal("the browser tests need Chromium: install it (make prereqs does; Debian: apt-get install chromium; macOS: brew install --cask google-chrome) or set CHROMIUM to its path")
 	return ""
+}
+
+// browserCandidates are the names and paths chromium tries, in order
+// (scripts/prereqs.sh looks in the same places).
+func browserCandidates(home string) []string {
+	names := []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	for _, dir := range []string{"/Applications", filepath.Join(home, "Applications")} {
+		names = append(names, filepath.Join(dir, "Google Chrome.app/Contents/MacOS/Google Chrome"),
+			filepath.Join(dir, "Chromium.app/Contents/MacOS/Chromium"))
+	}
+	return names
 }
 
 // newBrowser starts a headless Chromium on a fresh profile, stopped when

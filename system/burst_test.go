@@ -37,6 +37,7 @@ func (s *stack) burst(clients []*client, during func()) {
 }
 
 func TestBurstOnCapacityOneSlot(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	clients := make([]*client, 300)
@@ -69,6 +70,7 @@ func TestBurstOnCapacityOneSlot(t *testing.T) {
 }
 
 func TestBookerKilledMidBurstLosesAndDuplicatesNothing(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	clients := clickers(s.daySlots(20, 5), 400, 5000, "kill") // 400 clicks for 100 places
 	s.burst(clients, func() {

@@ -25,6 +25,7 @@ import (
 // be lost (every client ends with 201, 200 or 409), duplicated or overbooked.
 // It takes about 15 s, so `make test` runs it too; `make cluster-test` runs it alone.
 func TestClusterSurvivesNodeRestart(t *testing.T) {
+	t.Parallel()
 	began := time.Now()
 	nc := startNATSCluster(t, 3, true)
 	db, dbURL := pgtest.Pool(t, 4)

@@ -24,6 +24,7 @@ import (
 // how to use it, the system runs on database termin of a private cluster,
 // and stopping the system stops the cluster.
 func TestPrivateClusterWhenLocalServerWantsPassword(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "termin-run-data-")
 	if err != nil {
 		t.Fatal(err)

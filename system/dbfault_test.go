@@ -14,6 +14,7 @@ import (
 // commit was sent but not confirmed is decided again: the keys' unique index
 // makes the repeat find the first decision, so nothing is lost or doubled.
 func TestDatabaseConnectionsCutMidBurstLoseAndDuplicateNothing(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	clients := clickers(s.daySlots(20, 5), 400, 7000, "cut") // 400 clicks for 100 places
 	cut, reads := 0, map[int]int{}

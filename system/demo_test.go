@@ -20,6 +20,7 @@ import (
 // demo seeded: five named doctors with plans, whose days are listed through
 // the API with their places; seeding again (the next `make run`) adds nothing.
 func TestDemoDoctorsComeAsPlans(t *testing.T) {
+	t.Parallel()
 	db, dbURL := pgtest.Pool(t, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -71,6 +71,7 @@ func readCompose(t *testing.T) compose {
 // TestComposeRefusesWithoutSecrets: with an empty environment compose stops
 // on every secret, and no secret has a default.
 func TestComposeRefusesWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +153,7 @@ func checkNATSUsers(t *testing.T, name string, opts *server.Options) {
 // TestNginxServesOnlyAPIAndPage: the balancer passes /api and the web page
 // with its assets; everything else (/metrics, /readyz) ends at nginx.
 func TestNginxServesOnlyAPIAndPage(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "deploy/nginx/nginx.conf"))
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ const repoRoot = ".."
 // panels and the alert rules query is one of theirs: a renamed metric must
 // not leave an SRE with an empty panel or a silent alert.
 func TestDashboardAndAlertsNameMetricsThatExist(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	for i := range 3 {
@@ -134,6 +135,7 @@ func metricNames(expr string) []string {
 }
 
 func TestMetricNamesParsesPromQL(t *testing.T) {
+	t.Parallel()
 	got := metricNames(`histogram_quantile(0.99, sum by (le) (rate(a_bucket{code="5xx",x=~"y|z"}[5m]))) > 2 and max(b) or c unless on(instance) d offset 5m`)
 	if want := []string{"a_bucket", "b", "c", "d"}; !slices.Equal(got, want) {
 		t.Errorf("metricNames = %v, want %v", got, want)

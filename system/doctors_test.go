@@ -11,6 +11,7 @@ import (
 // Doctors by name: an admin's PUT is stored by a booker and shown by the
 // doctor list and the slot list; a slot not yet open says when it opens.
 func TestDoctorsAndTheSlotList(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	put := s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":"Dr. Weber","specialty":"Allgemeinmedizin"}`))
 	if put.status != 200 || put.body["name"] != "Dr. Weber" {
@@ -49,6 +50,7 @@ func TestDoctorsAndTheSlotList(t *testing.T) {
 
 // Plans reach a year ahead: 366 days are taken, 367 refused.
 func TestScheduleAYearAhead(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	plan := `{"slotMinutes":60,"capacity":1,"horizonDays":%d,"weekly":[{"day":"MON","from":"08:00","to":"09:00"}]}`
 	if r := s.mustDo("PUT", "/api/doctors/42/schedule", "", fmt.Appendf(nil, plan, 367)); r.status != 400 || r.code() != "INVALID_REQUEST" {

@@ -20,6 +20,7 @@ import (
 // lottery's order, so every winner is among the first of its gateway's
 // entrants by that order.
 func TestTwoGatewaysKeepOneLine(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
 	gws := []*gatewayapp.App{s.gateway, other}
@@ -98,6 +99,7 @@ func (s *stack) decideAll(gws []*gatewayapp.App, slot int64, entrants [2][]int64
 // opening, sent to two gateways, hold one place: after the opening one key
 // has the booking (201) and the other the same appointment (200).
 func TestOnePlaceAcrossTwoGateways(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
 	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
@@ -136,6 +138,7 @@ func TestOnePlaceAcrossTwoGateways(t *testing.T) {
 // requests: a place the booker has decided is over, and a later key lines up
 // again (see "The line's fairness" in docs/architecture.md).
 func TestKeysAtTwoGatewaysAtOnceHoldOnePlace(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	gws := []*gatewayapp.App{s.gateway, s.startGateway()}
 	if err := s.booker.Shutdown(t.Context()); err != nil {

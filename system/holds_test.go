@@ -27,6 +27,7 @@ func bookingBody(slotID, patientID int64, hold bool, minutes int) []byte {
 }
 
 func TestHoldAndConfirmThroughHTTP(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
 	h := s.mustDo("POST", "/api/appointments", "h-1", bookingBody(slot, 7, true, 0))
@@ -73,6 +74,7 @@ func TestHoldAndConfirmThroughHTTP(t *testing.T) {
 }
 
 func TestHoldExpiredThroughHTTP(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
 	late := s.mustDo("POST", "/api/appointments", "h-1", bookingBody(slot, 7, true, 0))
@@ -153,6 +155,7 @@ func (s *stack) expireHold(id int64) {
 }
 
 func TestOverlappingAppointmentThroughHTTP(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	at := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
 	mine := s.slot(42, at, 1)
@@ -182,6 +185,7 @@ func TestOverlappingAppointmentThroughHTTP(t *testing.T) {
 }
 
 func TestLongerVisitThroughHTTP(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	at := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
 	first, second, last := s.slot(42, at, 1), s.slot(42, at.Add(15*time.Minute), 1), s.slot(42, at.Add(30*time.Minute), 1)

@@ -6,6 +6,7 @@ import "testing"
 // a booking's dozen messages then cost no system calls and no loopback
 // hops.
 func TestBundleReachesItsEmbeddedNATSInProcess(t *testing.T) {
+	t.Parallel()
 	sys, _ := startAsRun(t)
 	inProcess, tcp, err := sys.EmbeddedClients()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // package is named in its "## Package map" section, on a line of its module
 // (as `booker/remind/`, or `system/cmd/run` on the system's line).
 func TestLayoutPackageMapNamesEveryPackage(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../docs/architecture.md")
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func (b *syncBuffer) lines() []map[string]any {
 // X-Request-Id and finds that id, with the patient's key, on the gateway's and
 // the booker's log lines of that booking, and the id echoed on the answer.
 func TestRequestIDFollowsABookingThroughTheLogs(t *testing.T) {
+	t.Parallel()
 	db, dbURL := pgtest.Pool(t, 4)
 	ns, err := system.StartNATS(t.TempDir(), server.RANDOM_PORT)
 	if err != nil {

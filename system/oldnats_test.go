@@ -26,6 +26,7 @@ import (
 // filters (2.10) or termination reasons (2.10). A booking, its repeat decided
 // from the record, a malformed command and a cancellation must all work there.
 func TestRunsOnTheInstalledNATSServer(t *testing.T) {
+	t.Parallel()
 	url := startInstalledNATS(t)
 	s := newStackOn(t, url)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)

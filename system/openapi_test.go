@@ -93,6 +93,7 @@ func (a *apiDocument) checkProblem(status int, header http.Header, body []byte) 
 // TestOpenAPIDocumentLoads fails when openapi.yaml does not load as OpenAPI
 // 3.1 or has an error, even if no other test reaches the validator.
 func TestOpenAPIDocumentLoads(t *testing.T) {
+	t.Parallel()
 	api, err := apiSpec()
 	if err != nil {
 		t.Fatal(err)

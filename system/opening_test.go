@@ -13,6 +13,7 @@ import (
 // first of them with a free place, and says which; with none free it is
 // refused.
 func TestAlternativesTakeTheFirstFreeSlot(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	start := time.Now().Add(24 * time.Hour)
 	a, b := s.slot(42, start, 1), s.slot(42, start.Add(15*time.Minute), 1)
@@ -48,6 +49,7 @@ func TestAlternativesTakeTheFirstFreeSlot(t *testing.T) {
 // opening, its booking after it (200: the second key created nothing) — and
 // only one appointment exists.
 func TestOnePlacePerPatientInAnOpening(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	opens := time.Now().Add(2 * time.Second).Truncate(time.Millisecond)
 	c, d := s.slot(42, opens.Add(24*time.Hour), 2), s.slot(42, opens.Add(25*time.Hour), 1)

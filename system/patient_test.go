@@ -20,6 +20,7 @@ import (
 // The patient's own view: each appointment read back with its doctor and
 // times, and the list of one's own, upcoming first, then the past.
 func TestPatientSeesOwnAppointmentsWithTimes(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	soon := time.Now().Add(24 * time.Hour).Truncate(time.Minute)
 	later := s.slot(43, soon.Add(48*time.Hour), 1)
@@ -48,6 +49,7 @@ func TestPatientSeesOwnAppointmentsWithTimes(t *testing.T) {
 
 // Another patient's appointment is answered exactly like a missing one.
 func TestAnotherPatientsAppointmentIsNotFound(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	secret := []byte("a-test-secret-of-at-least-32-bytes!!")
 	s.gateway = s.startGatewayAuth(secret)
@@ -74,6 +76,7 @@ func TestAnotherPatientsAppointmentIsNotFound(t *testing.T) {
 }
 
 func TestCancelRefusedOnceStarted(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	a := s.mustDo("POST", "/api/appointments", "p-1", bookBody(slot, 7))
@@ -93,6 +96,7 @@ func TestCancelRefusedOnceStarted(t *testing.T) {
 }
 
 func TestCancelCutoff(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)

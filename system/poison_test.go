@@ -40,6 +40,7 @@ func poison(i int) (data []byte, reply string) {
 // TestPoisonFloodIsDeadLettered: 5,000 malformed commands end on the
 // dead-letter stream with their reason, while good bookings go on.
 func TestPoisonFloodIsDeadLettered(t *testing.T) {
+	t.Parallel()
 	const flood = 5000
 	s := newStack(t)
 	start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
@@ -141,6 +142,7 @@ func (r rejecting) Book(ctx context.Context, req booker.BookRequest) (booker.Boo
 // refuses is parked at its first delivery (reason "rejected") instead of
 // being retried for ever, and the commands around it are decided.
 func TestDatabaseRejectionIsDeadLettered(t *testing.T) {
+	t.Parallel()
 	s := newStackOwnNATS(t)
 	start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
 	bad, good := s.slot(3, start, 1), s.slot(3, start.Add(time.Hour), 1)

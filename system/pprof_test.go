@@ -11,6 +11,7 @@ import (
 // gateway serves Go's profiles there, and never on the API's port, which
 // faces the clients.
 func TestGatewayProfilesOnlyOnTheirOwnAddress(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	gw := s.startGatewayWith(func(c *gatewayapp.Config) { c.PprofAddr = "127.0.0.1:0" })
 	if s.gateway.PprofAddr() != "" {

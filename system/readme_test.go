@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,7 @@ import (
 // then stops the run with Ctrl-C as a person would: exit status 0, JSON logs,
 // nothing left in .data for other shells to reach for.
 func TestReadmeQuickStart(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +51,7 @@ func TestReadmeQuickStart(t *testing.T) {
 // fails and names the variable to change; a second run in the same directory
 // (sharing its cluster and NATS store) is refused, naming the first.
 func TestRunRefusesSecondRun(t *testing.T) {
+	t.Parallel()
 	db := pgtest.URL(t)
 	first := startRun(t, t.TempDir(), map[string]string{"DATABASE_URL": db})
 	busy := runCommand(t, t.TempDir(), map[string]string{"DATABASE_URL": db, "GATEWAY_ADDR": strings.TrimPrefix(first.env["GW"], "http://")})
@@ -96,22 +100,79 @@ func statuses(out string) []string {
 func equal(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
 
 // bash runs script in dir as a user's bash would, failing on a missing tool.
+// Homebrew's PostgreSQL client is keg-only (not on PATH unless the user adds
+// it): when psql is not on PATH, the lines run with its directory added.
 func bash(t *testing.T, dir, script string) string {
 	t.Helper()
+	path := os.Getenv("PATH")
+	if _, err := exec.LookPath("psql"); err != nil {
+		if d := psqlDir(); d != "" {
+			path += string(os.PathListSeparator) + d
+		}
+	}
 	for _, tool := range []string{"bash", "curl", "psql"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the README's lines need %s: install it (Debian/Ubuntu: apt-get install %s)", tool, map[string]string{
-				"bash": "bash", "curl": "curl", "psql": "postgresql-client"}[tool])
+		if _, err := lookPathIn(tool, path); err != nil {
+			t.Fatalf("the README's lines need %s: install it (make prereqs does; Debian/Ubuntu: apt-get install %s; macOS: brew install %s)", tool,
+				map[string]string{"bash": "bash", "curl": "curl", "psql": "postgresql-client"}[tool],
+				map[string]string{"bash": "bash", "curl": "curl", "psql": "libpq"}[tool])
 		}
 	}
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = cleanEnv(nil)
+	cmd.Env = cleanEnv(map[string]string{"PATH": path})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// psqlDir is the newest directory with a psql among Homebrew's keg-only
+// libpq and postgresql@N (Apple silicon's /opt/homebrew, Intel's
+// /usr/local) and Debian's /usr/lib/postgresql/N/bin, or "" if none has one.
+func psqlDir() string {
+	return psqlDirIn([]string{"/opt/homebrew/opt", "/usr/local/opt"}, "/usr/lib/postgresql")
+}
+
+// psqlDirIn is psqlDir over Homebrew prefixes' opt directories and Debian's
+// PostgreSQL directory.
+func psqlDirIn(brewOpts []string, debianLib string) string {
+	var dirs []string
+	for _, prefix := range brewOpts {
+		dirs = append(dirs, filepath.Join(prefix, "libpq/bin"))
+		found, _ := filepath.Glob(filepath.Join(prefix, "postgresql@*/bin"))
+		slices.SortFunc(found, func(a, b string) int { return majorOf(b) - majorOf(a) })
+		dirs = append(dirs, found...)
+	}
+	debian, _ := filepath.Glob(filepath.Join(debianLib, "*/bin"))
+	slices.SortFunc(debian, func(a, b string) int { return majorOf(b) - majorOf(a) })
+	for _, d := range append(dirs, debian...) {
+		if fi, err := os.Stat(filepath.Join(d, "psql")); err == nil && !fi.IsDir() {
+			return d
+		}
+	}
+	return ""
+}
+
+// majorOf is the version in …/postgresql@17/bin or …/postgresql/15/bin.
+func majorOf(binDir string) int {
+	name := filepath.Base(filepath.Dir(binDir))
+	if _, v, ok := strings.Cut(name, "@"); ok {
+		name = v
+	}
+	n, _ := strconv.Atoi(name)
+	return n
+}
+
+// lookPathIn is exec.LookPath over the directories of path.
+func lookPathIn(tool, path string) (string, error) {
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, tool)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // aRun is the run binary started as `make run` starts it, in its own

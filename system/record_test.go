@@ -18,6 +18,7 @@ import (
 // since, a booked key gets its booking again, a key reused for another slot
 // is refused, and only the new key books.
 func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
 	single, other := s.slot(42, tomorrow, 1), s.slot(42, tomorrow.Add(time.Hour), 10)

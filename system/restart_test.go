@@ -16,6 +16,7 @@ import (
 // are answered from the decisions record when the clients repeat. Nothing is
 // lost, doubled or overbooked.
 func TestSingleNATSRestartMidBurstLosesNothing(t *testing.T) {
+	t.Parallel()
 	s := newStackOwnNATS(t)
 	clients := clickers(s.daySlots(20, 5), 300, 8000, "restart") // 300 clicks for 100 places, over 3 s
 	var down, back time.Time

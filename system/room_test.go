@@ -19,6 +19,7 @@ import (
 // whose estimated wait is longer than the reply budget gets its 202, with its
 // position and when to ask again, at once instead of after the whole budget.
 func TestDeepInTheLineIsToldAtOnce(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)

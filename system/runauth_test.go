@@ -69,6 +69,7 @@ func call(t *testing.T, method, url, token, key, body string) int {
 // token and books with the printed patient token, through a NATS server
 // that refuses anonymous clients.
 func TestRunRefusesStrangers(t *testing.T) {
+	t.Parallel()
 	sys, dev := startAsRun(t)
 	tomorrow := time.Now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
 	slotsURL := fmt.Sprintf("%s/api/doctors/1/slots?date=%s", sys.Gateway.URL(), tomorrow)
@@ -94,6 +95,7 @@ func TestRunRefusesStrangers(t *testing.T) {
 
 // TestRunNATSPermissions: each service's user may use only its own subjects.
 func TestRunNATSPermissions(t *testing.T) {
+	t.Parallel()
 	sys, _ := startAsRun(t)
 	tests := []struct {
 		user, subject string

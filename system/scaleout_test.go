@@ -30,6 +30,7 @@ import (
 // commands are decided in the order the stream holds them, also those the
 // killed booker had in hand.
 func TestBookersScaleOutByPartition(t *testing.T) {
+	t.Parallel()
 	began := time.Now()
 	nc := startNATSCluster(t, 3, true)
 	db, dbURL := pgtest.Pool(t, 4)

@@ -81,6 +81,7 @@ func (s *stack) callWith(gw *gatewayapp.App, method, path, auth, body string) an
 }
 
 func TestScheduleRouteRefusals(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	gw := s.startAuthGateway()
 	admin, patient := signedBearer("1", "admin"), signedBearer("77", "patient")
@@ -116,6 +117,7 @@ func TestScheduleRouteRefusals(t *testing.T) {
 }
 
 func TestSchedulePutMakesSlots(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	gw := s.startAuthGateway()
 	admin := signedBearer("1", "admin")
@@ -183,6 +185,7 @@ func waitForSlots(t *testing.T, s *stack, gw *gatewayapp.App, doctorID int64, da
 }
 
 func TestSchedulePutWithoutBookerIs503(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)

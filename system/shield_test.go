@@ -48,6 +48,7 @@ func (s *stack) lastSeq() uint64 {
 }
 
 func TestTwoGatewaysSharePatientLimit(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 100)
@@ -76,6 +77,7 @@ func TestTwoGatewaysSharePatientLimit(t *testing.T) {
 }
 
 func TestKnownFullSlotNeverReachesTheStream(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
 	if a := s.mustDo("POST", "/api/appointments", "full-1", bookBody(slot, 1)); a.status != http.StatusCreated {
@@ -97,6 +99,7 @@ func TestKnownFullSlotNeverReachesTheStream(t *testing.T) {
 }
 
 func TestCancellationReopensTheSlotEverywhere(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
 	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
@@ -130,6 +133,7 @@ func (b *serialBooker) Book(ctx context.Context, req booker.BookRequest) (booker
 }
 
 func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
@@ -179,6 +183,7 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 }
 
 func TestFullStreamAnswers503(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,7 @@ func (s *stack) heldFor(slot, patient int64) int64 {
 // goes to the next and puts its patient at the back of the line; a declined
 // one goes to the next and ends the entry; a confirmed one ends the entry.
 func TestFreedPlaceIsOfferedToTheWaitlistInTurn(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
 	slot := s.slot(42, start, 1)
@@ -74,6 +75,7 @@ func TestFreedPlaceIsOfferedToTheWaitlistInTurn(t *testing.T) {
 // full mark, the slot list) as a booking does; once it lapses or is declined
 // and nobody else is in line, the place is free again there.
 func TestOfferedPlaceIsAnnouncedToTheGateways(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		lapse bool

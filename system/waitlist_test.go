@@ -7,6 +7,7 @@ import (
 )
 
 func TestWaitlistThroughGatewayAndBooker(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	day := time.Now().In(berlin).AddDate(0, 0, 3).Format(time.DateOnly)
 	join := fmt.Appendf(nil, `{"doctorId":42,"date":%q,"patientId":77}`, day)

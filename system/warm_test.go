@@ -15,6 +15,7 @@ import (
 // the first clicks on them read nothing from the database, and the booker
 // announces the slots they fill without reading their holders.
 func TestOpeningIsWarmedBeforeItsFirstClicks(t *testing.T) {
+	t.Parallel()
 	s := newStack(t)
 	opensAt := time.Now().Add(5 * time.Second).Truncate(time.Second)
 	slots := make([]int64, 12)

@@ -161,6 +161,7 @@ var pageKey = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // TestPatientPage drives the page in a real headless Chromium against the
 // whole system: one stack and one browser, a tab per case.
 func TestPatientPage(t *testing.T) {
+	t.Parallel()
 	w := newWebStack(t)
 	browser := newBrowser(t)
 

@@ -196,6 +196,7 @@ const (
 // again while the server is busy, and a search that cannot be done says so
 // rather than "nothing free".
 func TestPageOnEveryBurstAnswer(t *testing.T) {
+	t.Parallel()
 	api := newScriptedAPI(t)
 	browser := newBrowser(t)
 	tomorrow := tomorrowAt(10, 0).Format(time.DateOnly)

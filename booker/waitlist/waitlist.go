@@ -78,19 +78,27 @@ func Setup(ctx context.Context, js jetstream.JetStream, ns shared.Namespace) (je
 }
 
 // Run handles events until ctx ends. Events are handled one at a time, in
-// order: a freed place's offer is one short transaction.
+// order: a freed place's offer is one short transaction. Each pull waits up
+// to a second for events, and ends as soon as ctx does: a booker that stops
+// does not wait out the pull.
 func (o *Offers) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
-		batch, err := o.Consumer.Fetch(64, jetstream.FetchMaxWait(time.Second))
+		pull, cancel := context.WithTimeout(ctx, time.Second)
+		batch, err := o.Consumer.Fetch(64, jetstream.FetchContext(pull))
 		if err != nil {
-			o.Log.Warn("waitlist: pulling events", "err", err)
-			sleep(ctx, time.Second)
+			cancel()
+			if ctx.Err() == nil {
+				o.Log.Warn("waitlist: pulling events", "err", err)
+				sleep(ctx, time.Second)
+			}
 			continue
 		}
 		for m := range batch.Messages() {
 			o.handle(ctx, m)
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+		cancel()
+		err = batch.Error()
+		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			o.Log.Warn("waitlist: pulling events", "err", err)
 		}
 	}

@@ -32,10 +32,12 @@ var (
 )
 
 // URL creates a fresh database, applies the migrations to it, drops it when the
-// test ends and returns its connection string.
+// test ends and returns its connection string. It waits for a slot first (see
+// slots.go): a bounded number of test databases are alive at once.
 func URL(t testing.TB) string {
 	t.Helper()
 	admin := server(t)
+	takeSlot(t)
 	name := fmt.Sprintf("t_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e6, dbCounter.Add(1))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -88,7 +90,8 @@ func server(t testing.TB) string {
 	serverOnce.Do(func() {
 		serverURL, serverFrom, serverErr = find(context.Background())
 		if serverErr == nil {
-			fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL from %s\n", serverFrom)
+			initSlots(context.Background(), serverURL)
+			fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL from %s, %d test databases at once\n", serverFrom, Slots())
 		}
 	})
 	if serverErr != nil {

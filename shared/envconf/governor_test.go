@@ -16,6 +16,7 @@ import (
 // goroutines queue for it; all of them go back to one only after a calm
 // period.
 func TestProcessorsFollowTheLoad(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		procs, most   int
 		crowded, calm bool

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,7 +113,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	fs.StringVar(&o.AuthToken, "auth-token", "", "admin bearer token; default AUTH_TOKEN, else one signed with AUTH_SECRET, else make run's .data/admin.token")
 	morningFlags(fs, &o)
-	procs := processFlags(fs, run)
+	procs := processFlags(fs, runPID(runPIDPath, len(run) > 0), run)
 	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
 	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; 0 = 5s (LOADTEST_STEP_DURATION)")
 	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
@@ -163,28 +164,49 @@ func morningFlags(fs *flag.FlagSet, o *loadtest.Options) {
 }
 
 // processFlags name the processes whose CPU is charged per booking: each a
-// comma-separated list of process names or pids; empty leaves it out. A run
-// of the deployed layout names its processes' pids in run.env, which are
-// then the defaults. The returned function builds the groups once the flags
-// are parsed.
-func processFlags(fs *flag.FlagSet, run map[string]string) func() []loadtest.ProcessGroup {
+// comma-separated list of process names or pids; empty leaves it out. While
+// a `make run` of this directory runs, the defaults are its one process, by
+// the pid in runPIDPath, and the PostgreSQL server of its database; a
+// `make run-deployed` names its gateway's, booker's and nats-server's pids
+// in run.env, which are then the defaults; else bin/gateway, bin/booker and
+// nats-server by name beside that server. The returned function builds the
+// groups once the flags are parsed.
+func processFlags(fs *flag.FlagSet, runPID int, run map[string]string) func() []loadtest.ProcessGroup {
+	gateway, booker, nats, system := "gateway", "booker", "nats-server", ""
+	switch {
+	case run["GATEWAY_PID"] != "" && runPID > 0:
+		gateway, booker, nats = run["GATEWAY_PID"], run["BOOKER_PID"], run["NATS_PID"]
+	case runPID > 0:
+		gateway, booker, nats, system = "", "", "", strconv.Itoa(runPID)
+	}
+	type group struct{ flag, label, def string }
+	groups := []group{
+		{"gateway-proc", "gateway", gateway},
+		{"booker-proc", "booker", booker},
+		{"nats-proc", "nats-server", nats},
+		{"postgres-proc", loadtest.LabelDatabaseServer, loadtest.DatabaseServer},
+		{"system-proc", loadtest.LabelSystem, system},
+	}
 	var vals []*string
-	defaults := loadtest.DefaultProcesses()
-	if run["GATEWAY_PID"] != "" {
-		defaults = loadtest.LayoutProcesses(run["GATEWAY_PID"], run["BOOKER_PID"], run["NATS_PID"])
+	for _, g := range groups {
+		envName := "LOADTEST_" + strings.ToUpper(strings.ReplaceAll(g.flag, "-", "_"))
+		vals = append(vals, fs.String(g.flag, env(envName, g.def),
+			fmt.Sprintf("processes charged as %q: names or pids (PID+ adds its children), comma-separated; empty = not measured (%s)", g.label, envName)))
 	}
-	flags := []string{"gateway-proc", "booker-proc", "nats-proc", "postgres-proc", "system-proc"}
-	for i, g := range defaults {
-		envName := "LOADTEST_" + strings.ToUpper(strings.ReplaceAll(flags[i], "-", "_"))
-		vals = append(vals, fs.String(flags[i], env(envName, strings.Join(g.Match, ",")),
-			fmt.Sprintf("processes charged as %q: names or pids (PID+ adds its children: one PostgreSQL server apart from others), comma-separated; empty = not measured (%s)", g.Label, envName)))
-	}
+	fs.Lookup("postgres-proc").Usage += "; " + loadtest.DatabaseServer + " = the server of -database-url, when it runs on this machine: its backends and server processes, no other cluster's"
+	fs.Lookup("system-proc").Usage += "; default the pid in " + runPIDPath + " while make run runs here, whose one process holds the gateway, the booker and the embedded nats-server"
 	return func() []loadtest.ProcessGroup {
 		out := []loadtest.ProcessGroup{}
 		for i, v := range vals {
-			if m := strings.FieldsFunc(*v, func(r rune) bool { return r == ',' || r == ' ' }); len(m) > 0 {
-				out = append(out, loadtest.ProcessGroup{Label: defaults[i].Label, Match: m})
+			m := strings.FieldsFunc(*v, func(r rune) bool { return r == ',' || r == ' ' })
+			if len(m) == 0 {
+				continue
 			}
+			label := groups[i].label
+			if groups[i].flag == "postgres-proc" && !slices.Equal(m, []string{loadtest.DatabaseServer}) {
+				label = loadtest.LabelPostgres
+			}
+			out = append(out, loadtest.ProcessGroup{Label: label, Match: m})
 		}
 		return out
 	}

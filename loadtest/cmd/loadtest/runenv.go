@@ -3,13 +3,19 @@ package main
 import (
 	"bufio"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // runEnvPath is where a running `make run` says how to reach it (GW, DB,
 // BOOKER, tokens), so that a load test started from the repository root
 // finds the same gateway and database without flags.
 const runEnvPath = ".data/run.env"
+
+// runPIDPath holds the pid of that `make run`: one process with the gateway,
+// the booker and the embedded nats-server.
+const runPIDPath = ".data/run.pid"
 
 // defaultDatabaseURL is make run's database on a local server: the load test
 // never writes into a server's postgres database.
@@ -51,4 +57,24 @@ func or(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// runPID is the pid in path when a make run published its run.env and that
+// process is alive, else 0.
+func runPID(path string, published bool) int {
+	if !published {
+		return 0
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || pid <= 0 {
+		return 0
+	}
+	if p, err := os.FindProcess(pid); err != nil || p.Signal(syscall.Signal(0)) != nil {
+		return 0 // a run that ended without removing its files
+	}
+	return pid
 }
