@@ -27,7 +27,7 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) error {
-	envconf.TuneGC()
+	envconf.TuneGC(200)
 	cfg, err := app.ParseFlags(args)
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer unpublish(dataDir)
-	envconf.TuneGC()
+	envconf.TuneGC(100)
 	logger := envconf.NewLogger(os.Stderr)
 	if g := envconf.NewGovernor(); g != nil {
 		go g.Run(ctx)
