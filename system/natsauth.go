@@ -65,16 +65,30 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 	}
 }
 
-// natsUsers makes a random password per service and the server's users.
-func natsUsers(ns shared.Namespace, prefix string) ([]*server.User, map[string]string, error) {
-	var users []*server.User
+// servicePasswords makes a random password for each service of
+// ServicePermissions.
+func servicePasswords(ns shared.Namespace, prefix string) (map[string]Permissions, map[string]string, error) {
+	perms := ServicePermissions(ns, prefix)
 	passwords := map[string]string{}
-	for name, p := range ServicePermissions(ns, prefix) {
+	for name := range perms {
 		pw, err := randomToken(24)
 		if err != nil {
 			return nil, nil, err
 		}
 		passwords[name] = pw
+	}
+	return perms, passwords, nil
+}
+
+// natsUsers makes a random password per service and the server's users.
+func natsUsers(ns shared.Namespace, prefix string) ([]*server.User, map[string]string, error) {
+	all, passwords, err := servicePasswords(ns, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	var users []*server.User
+	for name, p := range all {
+		pw := passwords[name]
 		perms := &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: p.Publish},
 			Subscribe: &server.SubjectPermission{Allow: p.Subscribe},

@@ -133,7 +133,8 @@ func (s *System) startNATSProcess(ctx context.Context, cfg Config) error {
 
 // natsProcessConfig is a nats-server configuration (JSON is valid NATS
 // configuration) granting each service ServicePermissions, with passwords
-// made now, and its monitoring endpoints (/varz, /jsz) on port monitor.
+// made now, its monitoring endpoints (/varz, /jsz) on port monitor, and its
+// log in dir (the run's own output stays JSON lines).
 func natsProcessConfig(dir string, port, monitor int, ns shared.Namespace, prefix string) ([]byte, map[string]string, error) {
 	type perm struct {
 		Allow []string `json:"allow"`
@@ -143,26 +144,25 @@ func natsProcessConfig(dir string, port, monitor int, ns shared.Namespace, prefi
 		Password    string         `json:"password"`
 		Permissions map[string]any `json:"permissions"`
 	}
+	all, passwords, err := servicePasswords(ns, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
 	var users []user
-	passwords := map[string]string{}
-	for name, p := range ServicePermissions(ns, prefix) {
-		pw, err := randomToken(24)
-		if err != nil {
-			return nil, nil, err
-		}
-		passwords[name] = pw
+	for name, p := range all {
 		perms := map[string]any{"publish": perm{p.Publish}, "subscribe": perm{p.Subscribe}}
 		if p.Responses {
 			perms["allow_responses"] = map[string]any{"max": 1, "expires": "1m"}
 		}
-		users = append(users, user{User: name, Password: pw, Permissions: perms})
+		users = append(users, user{User: name, Password: passwords[name], Permissions: perms})
 	}
 	var conf bytes.Buffer
 	enc := json.NewEncoder(&conf)
 	enc.SetEscapeHTML(false) // the parser knows no \u escapes, and subjects hold '>'
 	enc.SetIndent("", "  ")
-	err := enc.Encode(map[string]any{
+	err = enc.Encode(map[string]any{
 		"host": "127.0.0.1", "port": port, "max_payload": 1 << 20, "http": "127.0.0.1:" + strconv.Itoa(monitor),
+		"log_file":      filepath.Join(dir, "nats-server.log"),
 		"jetstream":     map[string]any{"store_dir": dir, "sync_interval": "always"},
 		"authorization": map[string]any{"users": users},
 	})
