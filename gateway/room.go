@@ -399,9 +399,13 @@ func (r *Room) refuseWaitingLocked(ln *line) {
 	keep := func(ts []*Ticket) []*Ticket {
 		var kept []*Ticket
 		for _, t := range ts {
+			_, holds := ln.holders[t.Request.PatientID]
 			switch {
 			case t.withdrawn: // it follows another gateway's place
-			case len(t.Request.SlotIDs) > 0:
+			case len(t.Request.SlotIDs) > 0 || holds:
+				// Alternatives go on to the next slot; a holder's request,
+				// the repeat of a key whose decision it did not get, goes on
+				// to the booker, which answers it from its booking.
 				kept = append(kept, t)
 			default:
 				r.closeLocked(t, full, nil)

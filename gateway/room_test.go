@@ -353,3 +353,40 @@ func TestRoomMeasuresNoPaceOfALineThatNeverWaited(t *testing.T) {
 		t.Errorf("the fifth click is told a measured wait of %v; the line never had anyone waiting", eta)
 	}
 }
+
+// TestSlotFillingLetsAHolderWaitingInItsLineThrough: a patient whose key
+// booked the slot, and whose decision was lost, repeats it while the line
+// still waits for the bound; when the slot's full announcement names the
+// patient as a holder, the room refuses the others waiting but not it: its
+// repeat goes on to the booker, which answers it with its booking.
+func TestSlotFillingLetsAHolderWaitingInItsLineThrough(t *testing.T) {
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 1
+	room, q := newRoom(t, slot, cfg)
+	tickets := joinAll(t, room, slot, 4) // patients 0 and 1 in flight, 2 and 3 waiting
+	q.waitCount(t, 2)
+	room.SlotState(shared.SlotState{SlotID: slot.ID, Left: 0, Holders: []int64{3}})
+	if d, err := tickets[2].Decision(); !isDone(tickets[2]) || err != nil || d.Code != shared.CodeSlotFull {
+		t.Errorf("patient 2, waiting, not a holder: %v %v (done %v), want SLOT_FULL", d.Code, err, isDone(tickets[2]))
+	}
+	if isDone(tickets[3]) {
+		d, err := tickets[3].Decision()
+		t.Fatalf("patient 3, a holder, was answered %v %v while waiting; want its repeat to reach the booker", d.Code, err)
+	}
+	q.decide(t, room, tickets[0], shared.Decision{Code: shared.CodeSlotFull, SlotID: slot.ID})
+	q.decide(t, room, tickets[1], shared.Decision{Code: shared.CodeSlotFull, SlotID: slot.ID})
+	q.waitCount(t, 3) // no place left, the margin of 1 free again: the holder goes
+	if got := q.patients(); got[2] != 3 {
+		t.Errorf("commands reached the queue for patients %v, want the holder's next", got)
+	}
+}
+
+func isDone(tk *gateway.Ticket) bool {
+	select {
+	case <-tk.Done():
+		return true
+	default:
+		return false
+	}
+}
