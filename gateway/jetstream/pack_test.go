@@ -135,6 +135,9 @@ func TestSubmitRecoversAnEnvelopeTheStreamMissed(t *testing.T) {
 	q := b.gateway()
 	const n = 3
 	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
+	if err := q.Flush(); err != nil { // the envelope has reached the server, which had no stream for it
+		t.Fatal(err)
+	}
 	b.takeSubjects(b.cfg.Namespace.Subject("missed") + ".>")
 	seen := b.decideAll()
 	for p, ch := range chs {

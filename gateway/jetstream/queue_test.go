@@ -206,6 +206,9 @@ func TestSubmitRecoversACommandTheStreamMissed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := q.Flush(); err != nil { // the command has reached the server, which had no stream for it
+		t.Fatal(err)
+	}
 	b.takeSubjects(b.cfg.Namespace.Subject("missed") + ".>")
 	seen := b.decideAll()
 	if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
