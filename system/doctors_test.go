@@ -60,7 +60,9 @@ func TestScheduleAYearAhead(t *testing.T) {
 	if r.status != 200 || r.body["slotsCreated"].(float64) < 52 {
 		t.Fatalf("horizonDays 366 = %d %v, want a year of Mondays", r.status, r.body)
 	}
-	if n := s.queryInt(`SELECT count(*) FROM time_slot WHERE doctor_id = 42 AND start_at > now() + interval '358 days'`); n != 1 {
-		t.Errorf("%d slots in the horizon's last week, want 1", n)
+	// The last Monday lies in the horizon's last week, whatever today's weekday.
+	last := s.queryInt(`SELECT (extract(epoch FROM max(start_at) - now()) / 86400)::int FROM time_slot WHERE doctor_id = 42`)
+	if last < 358 || last > 366 {
+		t.Errorf("the last slot lies %d days ahead, want 358 to 366", last)
 	}
 }
