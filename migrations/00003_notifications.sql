@@ -1,4 +1,4 @@
--- Confirmations by e-mail and SMS (issue 7). The notifier reads a patient's
+-- Confirmations by e-mail and SMS. The notifier reads a patient's
 -- contact data and language from patient_contact, and records in
 -- notification_sent each event it has delivered on each channel, so that a
 -- redelivered event sends nothing twice.

@@ -1,4 +1,4 @@
--- Working plans (issue 9). The booker turns a doctor's plan into time_slot
+-- Working plans. The booker turns a doctor's plan into time_slot
 -- rows when an admin puts it, and every day the roll-forward writes the date
 -- that opens at the daily opening from the stored plans.
 

@@ -1,4 +1,4 @@
--- Doctors by name (issue 18): the slot list, the messages and the web page
+-- Doctors by name: the slot list, the messages and the web page
 -- say "Dr. Weber" instead of a number. A doctor without a row is still
 -- bookable; only its name is missing. No foreign key from time_slot: slots
 -- and plans came first and many installations have none of these rows.

@@ -1,4 +1,4 @@
--- Reminders before appointments and the waitlist (issue 20).
+-- Reminders before appointments and the waitlist.
 
 -- +goose Up
 -- One row per reminder the job has dealt with: sent (an outbox event was
