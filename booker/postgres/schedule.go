@@ -107,10 +107,14 @@ var overlaps = `EXISTS (SELECT 1 FROM time_slot o
 // opening, and for a free slot its length, unless the new end would overlap
 // another slot. A booked slot's time never changes (its patients were told
 // it) and its capacity never drops below its bookings. OFFSET 0 keeps the
-// subquery, and with it the per-slot overlap check, as written.
+// subquery, and with it the per-slot overlap check, as written. A slot the
+// practice blocked stays blocked; the plan's opening is what unblocking
+// will restore.
 func adjust(ctx context.Context, tx pgx.Tx, doctorID int64, p slotArrays) error {
 	_, err := tx.Exec(ctx, `
-        UPDATE time_slot t SET end_at = n.end_at, capacity = n.capacity, opens_at = n.opens_at
+        UPDATE time_slot t SET end_at = n.end_at, capacity = n.capacity,
+               opens_at = CASE WHEN t.blocked_opens_at IS NULL THEN n.opens_at ELSE t.opens_at END,
+               blocked_opens_at = CASE WHEN t.blocked_opens_at IS NULL THEN NULL ELSE n.opens_at END
         FROM (SELECT t.id, CASE WHEN t.booked_count = 0 AND NOT c.overlaps THEN c.end_at ELSE t.end_at END AS end_at,
                      greatest(c.capacity, t.booked_count) AS capacity, c.opens_at
               FROM (SELECT p.*, `+overlaps+` AS overlaps
