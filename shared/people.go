@@ -1,6 +1,12 @@
 package shared
 
-import "time"
+import (
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
 
 // The core NATS subjects on which a gateway asks a booker to write what
 // belongs to the people around a booking; the bookers answer them in
@@ -129,4 +135,34 @@ type AccessResult struct {
 	V      int    `json:"v"`
 	Code   Code   `json:"code,omitempty"`
 	Detail string `json:"detail,omitempty"`
+}
+
+var phonePattern = regexp.MustCompile(`^\+?[0-9 ()/-]{5,30}$`)
+
+// ValidProfile checks a profile as the API takes it: the gateway checks it
+// to answer a mistake at once, and the booker again, since it writes.
+func ValidProfile(p Profile) error {
+	bad := func(detail string) error { return NewError(CodeInvalidRequest, detail) }
+	switch {
+	case len(p.Name) > 200 || strings.ContainsAny(p.Name, "\r\n"):
+		return bad("name must be at most 200 characters on one line")
+	case p.Email != "" && !validEmail(p.Email):
+		return bad("email must be one plain address like anna@example.org")
+	case p.Phone != "" && !phonePattern.MatchString(p.Phone):
+		return bad("phone must be a number like +49 30 1234567")
+	case p.Language != "de" && p.Language != "en":
+		return bad(`language must be "de" or "en"`)
+	case p.Insurance != "" && !slices.Contains(Insurances, p.Insurance):
+		return bad("insurance must be one of GKV, PKV, SELF")
+	case p.Consent.Email && p.Email == "":
+		return bad("consent to e-mail needs an e-mail address")
+	case p.Consent.SMS && p.Phone == "":
+		return bad("consent to SMS needs a phone number")
+	}
+	return nil
+}
+
+func validEmail(s string) bool {
+	addr, err := mail.ParseAddress(s)
+	return err == nil && addr.Address == s && len(s) <= 254
 }

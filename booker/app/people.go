@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/mail"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,7 +41,9 @@ func (a *App) startPeople() error {
 }
 
 // refusal is the code and detail every people answer carries on failure.
-type refusal interface{ refuse(code shared.Code, detail string) }
+type refusal interface {
+	refuse(code shared.Code, detail string)
+}
 
 // respond decodes a request of type Q, carries it out with do and answers
 // with R; a malformed request is INVALID_REQUEST and changes nothing, and a
@@ -87,7 +86,9 @@ func (r *patientResult) refuse(c shared.Code, d string) { r.V, r.Code, r.Detail 
 
 type practiceResult struct{ shared.PracticeResult }
 
-func (r *practiceResult) refuse(c shared.Code, d string) { r.V, r.Code, r.Detail = shared.Version, c, d }
+func (r *practiceResult) refuse(c shared.Code, d string) {
+	r.V, r.Code, r.Detail = shared.Version, c, d
+}
 
 type accessResult struct{ shared.AccessResult }
 
@@ -114,7 +115,7 @@ func (a *App) doPatient(ctx context.Context, req shared.PatientRequest, res *pat
 		}
 		p := *req.Profile
 		p.PatientID = req.PatientID
-		if err := ValidProfile(p); err != nil {
+		if err := shared.ValidProfile(p); err != nil {
 			return err
 		}
 		stored, err := a.Store.PutProfile(ctx, p)
@@ -129,36 +130,6 @@ func (a *App) doPatient(ctx context.Context, req shared.PatientRequest, res *pat
 		return err
 	}
 	return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown patient operation %q", req.Op))
-}
-
-var phonePattern = regexp.MustCompile(`^\+?[0-9 ()/-]{5,30}$`)
-
-// ValidProfile checks a profile as the API takes it: the booker checks again
-// what the gateway checked, since it is the one that writes.
-func ValidProfile(p shared.Profile) error {
-	bad := func(detail string) error { return shared.NewError(shared.CodeInvalidRequest, detail) }
-	switch {
-	case len(p.Name) > 200 || strings.ContainsAny(p.Name, "\r\n"):
-		return bad("name must be at most 200 characters on one line")
-	case p.Email != "" && !validEmail(p.Email):
-		return bad("email must be one plain address like anna@example.org")
-	case p.Phone != "" && !phonePattern.MatchString(p.Phone):
-		return bad("phone must be a number like +49 30 1234567")
-	case p.Language != "de" && p.Language != "en":
-		return bad(`language must be "de" or "en"`)
-	case p.Insurance != "" && !slices.Contains(shared.Insurances, p.Insurance):
-		return bad("insurance must be one of GKV, PKV, SELF")
-	case p.Consent.Email && p.Email == "":
-		return bad("consent to e-mail needs an e-mail address")
-	case p.Consent.SMS && p.Phone == "":
-		return bad("consent to SMS needs a phone number")
-	}
-	return nil
-}
-
-func validEmail(s string) bool {
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Address == s && len(s) <= 254
 }
 
 func (a *App) doAccess(ctx context.Context, req shared.AccessRecord, res *accessResult) error {

@@ -37,6 +37,9 @@ func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []b
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	list, err := s.reads.PatientAppointments(c, patient, maxListed)
+	if err == nil && patient != who.patientID {
+		err = s.patients.logRead(c, who, []int64{patient}, "the patient's appointments", 0, "")
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return
