@@ -18,7 +18,9 @@ type fakePeople struct {
 	records []shared.AccessRecord
 }
 
-func (f *fakePeople) PutProfile(_ context.Context, p shared.Profile) (shared.Profile, error) { return p, nil }
+func (f *fakePeople) PutProfile(_ context.Context, p shared.Profile) (shared.Profile, error) {
+	return p, nil
+}
 
 func (f *fakePeople) Erase(context.Context, int64) (int, error) { return 0, nil }
 
