@@ -51,6 +51,7 @@ type DaySlot struct {
 type SentMessage struct {
 	Channel string
 	Kind    string
+	Address string
 	SentAt  time.Time
 }
 

@@ -43,10 +43,12 @@ CREATE TABLE access_log (
 CREATE INDEX ix_access_log_patient ON access_log (patient_id, read_at);
 CREATE INDEX ix_access_log_read_at ON access_log (read_at);
 
--- Whom a message went to, for the patient's export; erased with the patient.
+-- Whom a message went to and where, for the patient's export; erased with
+-- the patient.
 ALTER TABLE notification_sent
     ADD COLUMN patient_id BIGINT,
-    ADD COLUMN kind       TEXT;
+    ADD COLUMN kind       TEXT,
+    ADD COLUMN address    TEXT;
 CREATE INDEX ix_notification_sent_patient ON notification_sent (patient_id) WHERE patient_id IS NOT NULL;
 
 -- An erased patient's past visits keep a pseudonym of their own: a negative
@@ -56,7 +58,7 @@ CREATE SEQUENCE erased_patient_seq;
 -- +goose Down
 DROP SEQUENCE erased_patient_seq;
 DROP INDEX ix_notification_sent_patient;
-ALTER TABLE notification_sent DROP COLUMN kind, DROP COLUMN patient_id;
+ALTER TABLE notification_sent DROP COLUMN address, DROP COLUMN kind, DROP COLUMN patient_id;
 DROP TABLE access_log;
 ALTER TABLE appointment DROP COLUMN attendance;
 ALTER TABLE time_slot DROP COLUMN blocked_opens_at;

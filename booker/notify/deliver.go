@@ -119,8 +119,8 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
 	tag, err := tx.Exec(ctx, `
-        INSERT INTO notification_sent (event_id, channel, patient_id, kind) VALUES ($1, $2, $3, $4)
-        ON CONFLICT DO NOTHING`, eventID, ch.name, patientID, ev.Type)
+        INSERT INTO notification_sent (event_id, channel, patient_id, kind, address) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT DO NOTHING`, eventID, ch.name, patientID, ev.Type, to)
 	if err != nil {
 		return fmt.Errorf("notify: claim %s/%s: %w", eventID, ch.name, err)
 	}

@@ -187,6 +187,7 @@ type exportJSON struct {
 type messageJSON struct {
 	Channel string    `json:"channel"`
 	Kind    string    `json:"kind"`
+	To      string    `json:"to"`
 	SentAt  time.Time `json:"sentAt"`
 }
 
@@ -209,7 +210,7 @@ func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who principal) {
 		out.Appointments = append(out.Appointments, toAppointmentJSON(a))
 	}
 	for _, m := range x.Messages {
-		out.Messages = append(out.Messages, messageJSON{Channel: m.Channel, Kind: m.Kind, SentAt: m.SentAt.UTC()})
+		out.Messages = append(out.Messages, messageJSON{Channel: m.Channel, Kind: m.Kind, To: m.Address, SentAt: m.SentAt.UTC()})
 	}
 	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="termin-export.json"`)
 	writeJSON(ctx, fasthttp.StatusOK, out)

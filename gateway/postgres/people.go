@@ -95,14 +95,14 @@ func (r *Reader) waitlist(ctx context.Context, patientID int64) ([]shared.Waitli
 func (r *Reader) messages(ctx context.Context, patientID int64) ([]gateway.SentMessage, error) {
 	return retry(ctx, func(ctx context.Context) ([]gateway.SentMessage, error) {
 		rows, err := r.pool.Query(ctx, `
-            SELECT channel, coalesce(kind, ''), sent_at FROM notification_sent
+            SELECT channel, coalesce(kind, ''), coalesce(address, ''), sent_at FROM notification_sent
             WHERE patient_id = $1 ORDER BY sent_at`, patientID)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: messages export: %w", err)
 		}
 		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.SentMessage, error) {
 			var m gateway.SentMessage
-			return m, row.Scan(&m.Channel, &m.Kind, &m.SentAt)
+			return m, row.Scan(&m.Channel, &m.Kind, &m.Address, &m.SentAt)
 		})
 	})
 }
