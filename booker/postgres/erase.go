@@ -32,11 +32,18 @@ WITH c AS (
 )
 SELECT count(*) FROM c`
 
-// eraseSQL replaces the patient's id ($1) by a pseudonym ($2) wherever a
-// visit or a read of it is recorded, and deletes the personal data kept
-// only for the patient: contact details, waitlist entries, what was sent.
+// eraseVisitsSQL replaces the patient's id ($1) on its visits by a
+// pseudonym ($2). An appointment still active and upcoming (a booking decided after the
+// cancellation above, by a booker that takes no patient lock) keeps its
+// patient: it is a booking like any other, not a record to anonymise.
+const eraseVisitsSQL = `
+UPDATE appointment a SET patient_id = $2 WHERE a.patient_id = $1 AND (a.status NOT IN ('BOOKED', 'HELD')
+    OR EXISTS (SELECT 1 FROM time_slot t WHERE t.id = a.slot_id AND t.start_at <= $3))`
+
+// eraseSQL then replaces it where a reschedule or a read is recorded, and
+// deletes the personal data kept only for the patient: contact details,
+// waitlist entries, what was sent.
 var eraseSQL = []string{
-	`UPDATE appointment SET patient_id = $2 WHERE patient_id = $1`,
 	`UPDATE appointment_reschedule SET patient_id = $2 WHERE patient_id = $1`,
 	`UPDATE access_log SET patient_id = $2 WHERE patient_id = $1`,
 	`DELETE FROM waitlist_entry WHERE patient_id = $1 AND $2 < 0`,
@@ -61,6 +68,9 @@ func (s *Store) Erase(ctx context.Context, patientID int64) (cancelled int, err 
 		}
 		var anon int64
 		if err := tx.QueryRow(ctx, `SELECT -nextval('erased_patient_seq')`).Scan(&anon); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, eraseVisitsSQL, patientID, anon, s.Now()); err != nil {
 			return err
 		}
 		for _, q := range eraseSQL {
