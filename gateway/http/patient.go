@@ -22,6 +22,10 @@ const maxListed = 100
 // token lists its own; an admin names the patient with ?patientId=.
 func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	patient := who.patientID
+	if patient == 0 && !who.admin {
+		s.fail(ctx, errNotPatient) // a doctor or staff reads a day, not a patient's list
+		return
+	}
 	if raw := ctx.QueryArgs().Peek("patientId"); len(raw) > 0 || who.admin {
 		id, ok := parseID(raw)
 		if !ok {

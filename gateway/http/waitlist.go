@@ -93,8 +93,11 @@ func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []
 // one named (raw) by an admin. A patient naming another is FORBIDDEN.
 func waitlistPatient(who principal, raw []byte) (int64, error) {
 	if len(raw) == 0 {
-		if who.patientID > 0 {
+		switch {
+		case who.patientID > 0:
 			return who.patientID, nil
+		case !who.admin:
+			return 0, errNotPatient // a doctor's or staff token has no waitlist
 		}
 		return 0, invalid("patientId is required with an admin token")
 	}

@@ -16,15 +16,14 @@ func (r *Reader) DoctorDay(ctx context.Context, doctorID int64, day shared.Date)
 	from, to := day.Bounds(r.zone)
 	slots, err := retry(ctx, func(ctx context.Context) ([]gateway.DaySlot, error) {
 		rows, err := r.pool.Query(ctx, `
-            SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(coalesce(blocked_opens_at, opens_at), '0001-01-01 00:00:00+00'), blocked_opens_at IS NOT NULL
+            SELECT id, doctor_id, start_at, end_at, capacity, booked_count, blocked_opens_at IS NOT NULL
             FROM time_slot WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3 ORDER BY start_at`, doctorID, from, to)
 		if err != nil {
 			return nil, err
 		}
 		return pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.DaySlot, error) {
 			var s gateway.DaySlot
-			return s, row.Scan(&s.ID, &s.DoctorID, &s.StartAt, &s.EndAt, &s.Capacity, &s.BookedCount, &s.OpensAt, &s.Blocked)
+			return s, row.Scan(&s.ID, &s.DoctorID, &s.StartAt, &s.EndAt, &s.Capacity, &s.BookedCount, &s.Blocked)
 		})
 	})
 	if err != nil {

@@ -33,7 +33,8 @@ func NewReader(pool *pgxpool.Pool, zone *time.Location, now func() time.Time) *R
 // slotSQL reads one slot ($1).
 const slotSQL = `
             SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`
+                   least(greatest(opens_at, '0001-01-01 00:00:00+00'), '9999-12-31 00:00:00+00') -- 'infinity': withdrawn or blocked, never open
+            FROM time_slot WHERE id = $1`
 
 // listSlotsSQL reads a doctor's ($1) bookable slots starting in [$2, $3)
 // and after $4.
