@@ -63,9 +63,11 @@ type Appointment struct {
 // Doctor names a doctor for patients: the slot list, the messages and the web
 // page show the name instead of the number.
 type Doctor struct {
-	ID        int64
-	Name      string
-	Specialty string
+	ID         int64
+	Name       string
+	Specialty  string
+	Address    string
+	PracticeID int64
 }
 
 // BookRequest is a patient's click on "book". The idempotency key is chosen by

@@ -93,9 +93,11 @@ type Appointment struct {
 
 // Doctor names a doctor for patients.
 type Doctor struct {
-	ID        int64
-	Name      string
-	Specialty string
+	ID         int64
+	Name       string
+	Specialty  string
+	Address    string
+	PracticeID int64
 }
 
 // RescheduleRequest moves a patient's appointment to SlotID. The key is the

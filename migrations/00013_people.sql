@@ -16,9 +16,12 @@ ALTER TABLE patient_contact
     ADD COLUMN sms_consent_at   TIMESTAMPTZ,
     ADD COLUMN updated_at       TIMESTAMPTZ NOT NULL DEFAULT now();
 
--- A doctor's practice: staff tokens are scoped to one. Doctors written
+-- A doctor's practice (staff tokens are scoped to one) and its address,
+-- which the patient page shows before a booking is sent. Doctors written
 -- before practices existed belong to practice 1.
-ALTER TABLE doctor ADD COLUMN practice_id BIGINT NOT NULL DEFAULT 1 CHECK (practice_id > 0);
+ALTER TABLE doctor
+    ADD COLUMN practice_id BIGINT NOT NULL DEFAULT 1 CHECK (practice_id > 0),
+    ADD COLUMN address     TEXT   NOT NULL DEFAULT '';
 
 -- A slot blocked by the practice keeps its opening here while its opens_at
 -- is 'infinity' (closed to bookings and slot lists, as a withdrawn slot);
@@ -62,7 +65,7 @@ ALTER TABLE notification_sent DROP COLUMN address, DROP COLUMN kind, DROP COLUMN
 DROP TABLE access_log;
 ALTER TABLE appointment DROP COLUMN attendance;
 ALTER TABLE time_slot DROP COLUMN blocked_opens_at;
-ALTER TABLE doctor DROP COLUMN practice_id;
+ALTER TABLE doctor DROP COLUMN address, DROP COLUMN practice_id;
 ALTER TABLE patient_contact
     DROP COLUMN updated_at, DROP COLUMN sms_consent_at, DROP COLUMN sms_consent,
     DROP COLUMN email_consent_at, DROP COLUMN email_consent, DROP COLUMN insurance;

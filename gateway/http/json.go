@@ -55,9 +55,11 @@ type appointmentsJSON struct {
 
 // doctorJSON is a doctor as the API shows it.
 type doctorJSON struct {
-	ID        int64  `json:"id"`
-	Name      string `json:"name"`
-	Specialty string `json:"specialty"`
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	Specialty  string `json:"specialty"`
+	Address    string `json:"address,omitempty"`
+	PracticeID int64  `json:"practiceId,omitempty"`
 }
 
 // slotsDoctorJSON names the doctor of a slot list.
