@@ -2,8 +2,11 @@ package system_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
+
+	"termin/shared/poll"
 )
 
 // TestExportAndErasureEndToEnd: a patient's export holds its profile,
@@ -124,4 +127,63 @@ func TestDoctorAndStaffScope(t *testing.T) {
 			t.Errorf("%s: %s %s = %d %v, want %d", c.name, c.method, c.path, a.status, a.body, c.status)
 		}
 	}
+}
+
+// TestBlockRacesBookingsAndUnblockOffersTheWaitlist: staff block a slot
+// while twenty patients book it: every booking decided before the block is
+// cancelled through the queue, every later one refused, and the slot ends
+// empty with its count right. Unblocked, its place goes to the waitlist
+// first. Attendance cannot be marked before the visit.
+func TestBlockRacesBookingsAndUnblockOffersTheWaitlist(t *testing.T) {
+	t.Parallel()
+	s := newPeopleStack(t)
+	s.doctorIn(42, 1, "Dr. Weber")
+	d := time.Now().In(berlin).AddDate(0, 0, 3)
+	at := time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, berlin)
+	date := at.Format(time.DateOnly)
+	slot := s.slot(42, at, 5)
+	desk := s.staff(1)
+	var wg sync.WaitGroup
+	var blocked answer
+	for i := range 20 {
+		wg.Go(func() {
+			if i == 10 {
+				blocked = desk.send("POST", "/api/doctors/42/block", "", map[string]any{"slotId": slot})
+			}
+			a := s.patient(int64(200+i)).mustSend("POST", "/api/appointments", fmt.Sprintf("b-%d", i), bookBody(slot, int64(200+i)))
+			if a.status != 201 && a.status != 202 && a.code() != "SLOT_FULL" && a.code() != "SLOT_CLOSED" {
+				t.Errorf("booking %d = %d %v", i, a.status, a.body)
+			}
+		})
+	}
+	wg.Wait()
+	expect(t, "block", blocked, 200)
+	poll.For(t, 10*time.Second, 50*time.Millisecond, func() error {
+		if n := s.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND status IN ('BOOKED', 'HELD')`, slot); n != 0 {
+			return fmt.Errorf("%d active appointments in the blocked slot", n)
+		}
+		return nil
+	})
+	if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 0 {
+		t.Errorf("booked_count of the blocked slot = %d, want 0", n)
+	}
+	expect(t, "booking the blocked slot", s.patient(300).mustSend("POST", "/api/appointments", "late", bookBody(slot, 300)), 409, "SLOT_CLOSED")
+
+	waiting := s.patient(99)
+	expect(t, "waitlist", waiting.send("POST", "/api/waitlist", "", map[string]any{"doctorId": 42, "date": date}), 201)
+	un := desk.send("POST", "/api/doctors/42/unblock", "", map[string]any{"date": date})
+	if un.status != 200 || un.body["offers"] != float64(1) {
+		t.Fatalf("unblock = %d %v, want one offer to the waitlist", un.status, un.body)
+	}
+	list := waiting.mustSend("GET", "/api/appointments", "", nil).body["appointments"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["status"] != "HELD" || list[0].(map[string]any)["slotId"] != float64(slot) {
+		t.Errorf("the waiting patient's appointments = %v, want the place held for them", list)
+	}
+	held := int64(list[0].(map[string]any)["id"].(float64))
+	expect(t, "attendance before the visit", desk.send("POST", fmt.Sprintf("/api/appointments/%d/attendance", held), "",
+		map[string]string{"attendance": "ATTENDED"}), 409, "APPOINTMENT_NOT_STARTED")
+	booked := s.patient(301).mustSend("POST", "/api/appointments", "after", bookBody(slot, 301))
+	expect(t, "booking after the unblock", booked, 201)
+	expect(t, "attendance before the visit", desk.send("POST", fmt.Sprintf("/api/appointments/%d/attendance", booked.id()), "",
+		map[string]string{"attendance": "ATTENDED"}), 409, "APPOINTMENT_NOT_STARTED")
 }

@@ -63,23 +63,26 @@ func (s *Store) RecordAccess(ctx context.Context, r shared.AccessRecord) error {
 // MarkAttendance records whether the patient of an active appointment came.
 // It is refused before the appointment starts, and for a cancelled one.
 func (s *Store) MarkAttendance(ctx context.Context, appointmentID int64, mark string) error {
-	var started, active bool
+	var started bool
+	var status string
 	err := s.pool.QueryRow(ctx, `
         WITH u AS (
             UPDATE appointment a SET attendance = $2
             FROM time_slot t
             WHERE a.id = $1 AND t.id = a.slot_id AND a.status = 'BOOKED' AND t.start_at <= $3
             RETURNING a.id)
-        SELECT t.start_at <= $3, a.status = 'BOOKED'
+        SELECT t.start_at <= $3, a.status
         FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`,
-		appointmentID, mark, s.Now()).Scan(&started, &active)
+		appointmentID, mark, s.Now()).Scan(&started, &status)
 	switch {
 	case err == pgx.ErrNoRows:
 		return shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 	case err != nil:
 		return fmt.Errorf("postgres: mark attendance: %w", err)
-	case !active:
-		return shared.NewError(shared.CodeAppointmentCancelled, "the appointment is not booked; there is no visit to mark")
+	case status == "CANCELLED" || status == "EXPIRED":
+		return shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; there is no visit to mark")
+	case status == "HELD":
+		return shared.NewError(shared.CodeAppointmentNotStarted, "the appointment is only held, not booked; there is no visit to mark yet")
 	case !started:
 		return shared.NewError(shared.CodeAppointmentNotStarted, "the appointment has not started; attendance is marked once it has")
 	}
