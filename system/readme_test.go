@@ -230,7 +230,7 @@ func cleanEnv(set map[string]string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "DATABASE_URL", "NATS_URL", "GATEWAY_ADDR", "BOOKER_ADDR", "LOG_FORMAT", "AUTH_SECRET", "AUTH_DISABLED",
-			"GW", "DB", "TOKEN", "ADMIN_TOKEN":
+			"GW", "DB", "TOKEN", "STAFF_TOKEN", "ADMIN_TOKEN":
 			continue
 		}
 		out = append(out, kv)
