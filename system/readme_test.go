@@ -40,8 +40,8 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatalf("quick start answered %v, want %v (the README's marker); output:\n%s", got, quick.expect, out)
 	}
 	for i := range 2 {
-		if out := bash(t, run.dir, repeatable.script); strings.Contains(out, "ERROR") {
-			t.Fatalf("repeatable snippet, run %d:\n%s", i+1, out)
+		if out := bash(t, run.dir, repeatable.script); strings.Contains(out, "ERROR") || !equal(statuses(out), repeatable.expect) {
+			t.Fatalf("repeatable snippet, run %d, want %v (the README's marker):\n%s", i+1, repeatable.expect, out)
 		}
 	}
 	run.interrupt(t)
