@@ -38,6 +38,8 @@ type Slot struct {
 	BookedCount int
 	// OpensAt is when booking opens; before it the slot refuses bookings as closed.
 	OpensAt time.Time
+	// Insurance reserves the slot for patients of one insurance; empty: any.
+	Insurance string
 }
 
 // Available is the number of places still free.

@@ -58,6 +58,9 @@ type Slot struct {
 	// OpensAt is when booking opens; before it the slot refuses bookings as
 	// closed, or takes them into its pre-queue shortly before.
 	OpensAt time.Time
+	// Insurance reserves the slot for patients of one insurance (GKV, PKV,
+	// SELF); empty: any. Read by the slot list; the booker decides.
+	Insurance string
 }
 
 // Available is the number of places still free.

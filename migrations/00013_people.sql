@@ -28,6 +28,10 @@ ALTER TABLE doctor
 -- unblocking puts it back.
 ALTER TABLE time_slot ADD COLUMN blocked_opens_at TIMESTAMPTZ;
 
+-- A slot reserved for one insurance (statutory GKV, private PKV, self-payers
+-- SELF) by its plan's range; NULL takes any patient.
+ALTER TABLE time_slot ADD COLUMN insurance TEXT CHECK (insurance IN ('GKV', 'PKV', 'SELF'));
+
 -- Whether the patient came, marked by the practice once the visit started.
 ALTER TABLE appointment ADD COLUMN attendance TEXT CHECK (attendance IN ('ATTENDED', 'NO_SHOW'));
 
@@ -64,7 +68,7 @@ DROP INDEX ix_notification_sent_patient;
 ALTER TABLE notification_sent DROP COLUMN address, DROP COLUMN kind, DROP COLUMN patient_id;
 DROP TABLE access_log;
 ALTER TABLE appointment DROP COLUMN attendance;
-ALTER TABLE time_slot DROP COLUMN blocked_opens_at;
+ALTER TABLE time_slot DROP COLUMN insurance, DROP COLUMN blocked_opens_at;
 ALTER TABLE doctor DROP COLUMN address, DROP COLUMN practice_id;
 ALTER TABLE patient_contact
     DROP COLUMN updated_at, DROP COLUMN sms_consent_at, DROP COLUMN sms_consent,

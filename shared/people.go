@@ -25,6 +25,9 @@ const (
 
 // Problem codes of the people's routes.
 const (
+	// CodeInsuranceMismatch refuses a booking of a slot its plan reserves
+	// for another insurance than the patient's profile names.
+	CodeInsuranceMismatch Code = "INSURANCE_MISMATCH"
 	// CodeAppointmentNotStarted refuses to mark attendance of an appointment
 	// that has not begun.
 	CodeAppointmentNotStarted Code = "APPOINTMENT_NOT_STARTED"

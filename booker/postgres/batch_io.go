@@ -24,14 +24,14 @@ import (
 // that never saw the table grow, as a sequential scan of every appointment
 // in every batch.
 const lockOwnSlotsSQL = `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2, coalesce(insurance, '')
         FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 
 // lockSlotsSQL locks the slots of the bookings ($1) and of the appointments
 // cancelled or confirmed ($2, one at a time by primary key), a longer
 // visit's following slots included; the caller closes the array and orders.
 const lockSlotsSQL = `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3, coalesce(insurance, '')
         FROM time_slot
         WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
                              SELECT unnest(a.span_slot_ids || a.slot_id) FROM unnest($2::bigint[]) AS c(id),
@@ -237,7 +237,7 @@ func (b *batch) readSlots(res pgx.BatchResults) error {
 	for rows.Next() {
 		var id int64
 		sl := &slotRow{}
-		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
+		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed, &sl.insurance); err != nil {
 			return err
 		}
 		sl.id = id

@@ -90,6 +90,7 @@ type slotJSON struct {
 	Capacity  int    `json:"capacity"`
 	Available int    `json:"available"`
 	OpensAt   string `json:"opensAt,omitempty"`
+	Insurance string `json:"insurance,omitempty"`
 }
 
 // slotsJSON is the answer of the slot listing; Slots is never nil, so that
@@ -112,6 +113,7 @@ func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time
 			EndAt:     formatTime(sl.EndAt),
 			Capacity:  sl.Capacity,
 			Available: sl.Available(),
+			Insurance: sl.Insurance,
 		}
 		if sl.OpensAt.After(now) {
 			j.OpensAt = formatTime(sl.OpensAt)

@@ -40,7 +40,7 @@ const slotSQL = `
 // and after $4.
 const listSlotsSQL = `
             SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00')
+                   greatest(opens_at, '0001-01-01 00:00:00+00'), coalesce(insurance, '')
             FROM time_slot
             WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
               AND start_at > $4 AND booked_count < capacity
@@ -75,7 +75,7 @@ func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date)
 		}
 		slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.Slot, error) {
 			var sl gateway.Slot
-			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
+			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt, &sl.Insurance)
 			return sl, err
 		})
 		if err != nil {
