@@ -239,6 +239,33 @@ func TestPatientPage(t *testing.T) {
 		}
 	})
 
+	t.Run("keeps the patient's details and consent, exports and erases them", func(t *testing.T) {
+		p := openTab(t, browser, w.link(110))
+		p.click("#nav-profile")
+		p.waitFor("the details view", `!document.getElementById('v-profile').hidden`)
+		p.typeInto("#pf-name", "Clara Neumann")
+		p.typeInto("#pf-email", "clara@example.org")
+		p.click("#pf-consent-email")
+		p.run("choose GKV", chromedp.SetValue(chromedp.CSS("#pf-insurance"), "GKV"))
+		p.click("#profile-form button[type=submit]")
+		p.waitFor("the consent's date", `document.getElementById('pf-consent-email-at').textContent.startsWith('Einwilligung erteilt am')`)
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110 AND email = 'clara@example.org' AND email_consent AND insurance = 'GKV'`); n != 1 {
+			t.Fatalf("the details were not stored with consent")
+		}
+		p.click("#pf-consent-email")
+		p.click("#profile-form button[type=submit]")
+		p.waitFor("the withdrawal's date", `document.getElementById('pf-consent-email-at').textContent.startsWith('Einwilligung widerrufen am')`)
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110 AND NOT email_consent`); n != 1 {
+			t.Errorf("the withdrawal was not stored")
+		}
+		p.click("#pf-erase")
+		p.click("#pf-erase-yes")
+		p.waitText("#notice", "Ihre Daten sind gelöscht.")
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110`); n != 0 {
+			t.Errorf("the details are still stored after erasure")
+		}
+	})
+
 	t.Run("signs in only with a valid patient token", func(t *testing.T) {
 		signin := `!document.getElementById('v-signin').hidden && document.getElementById('nav').hidden`
 		p := openTab(t, browser, w.page.URL()+"/")

@@ -86,10 +86,11 @@ window.Termin = (function () {
   }
 
   function show(view, keepFocus) {
-    ['signin', 'book', 'confirm', 'wait', 'result', 'mine'].forEach(function (v) { $('v-' + v).hidden = v !== view; });
+    ['signin', 'book', 'confirm', 'wait', 'result', 'mine', 'profile'].forEach(function (v) { $('v-' + v).hidden = v !== view; });
     state.view = view;
     $('nav-book').setAttribute('aria-current', view === 'book' ? 'page' : 'false');
     $('nav-mine').setAttribute('aria-current', view === 'mine' ? 'page' : 'false');
+    $('nav-profile').setAttribute('aria-current', view === 'profile' ? 'page' : 'false');
     if (view !== 'wait') document.title = t('brand');
     if (!keepFocus) $('v-' + view).querySelector('h1').focus();
   }
@@ -126,6 +127,7 @@ window.Termin = (function () {
     $('lang').addEventListener('click', switchLanguage);
     $('nav-book').addEventListener('click', function () { openBooking(null); });
     $('nav-mine').addEventListener('click', function () { window.TerminMine.open(); });
+    $('nav-profile').addEventListener('click', function () { window.TerminProfile.open(); });
     $('result-mine').addEventListener('click', function () { window.TerminMine.open(); });
     $('result-again').addEventListener('click', function () { openBooking(null); });
     $('confirm-book').addEventListener('click', confirmChosen);
