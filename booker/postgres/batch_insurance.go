@@ -25,8 +25,11 @@ func (b *batch) readInsurance(ctx context.Context) error {
 	}
 	var patients []int64
 	for _, op := range b.ops {
-		if op.Book != nil {
+		switch {
+		case op.Book != nil:
 			patients = append(patients, op.Book.PatientID)
+		case op.Reschedule != nil:
+			patients = append(patients, op.Reschedule.PatientID)
 		}
 	}
 	rows, err := b.tx.Query(ctx, insuranceSQL, patients)

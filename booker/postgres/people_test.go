@@ -119,6 +119,10 @@ func TestInsuranceReservedSlots(t *testing.T) {
 			t.Errorf("booking %d booked, want %q", i, want[i])
 		}
 	}
+	move := booker.Op{Reschedule: &booker.RescheduleRequest{AppointmentID: out[3].Booking.ID, SlotID: private, PatientID: 7, IdempotencyKey: "m"}}
+	if moved, err := store.Decide(ctx, []booker.Op{move}); err != nil || shared.CodeOf(moved[0].Err) != shared.CodeInsuranceMismatch {
+		t.Errorf("moving the GKV patient into the reserved slot: %v %v, want INSURANCE_MISMATCH", err, moved)
+	}
 	if _, err := store.Book(ctx, booker.BookRequest{SlotID: private, PatientID: 7, IdempotencyKey: "e"}); shared.CodeOf(err) != shared.CodeInsuranceMismatch {
 		t.Errorf("single booking of the reserved slot by a GKV patient: %v, want INSURANCE_MISMATCH", err)
 	}
