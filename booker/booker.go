@@ -38,6 +38,8 @@ type Slot struct {
 	BookedCount int
 	// OpensAt is when booking opens; before it the slot refuses bookings as closed.
 	OpensAt time.Time
+	// Insurance reserves the slot for patients of one insurance; empty: any.
+	Insurance string
 }
 
 // Available is the number of places still free.
@@ -63,9 +65,11 @@ type Appointment struct {
 // Doctor names a doctor for patients: the slot list, the messages and the web
 // page show the name instead of the number.
 type Doctor struct {
-	ID        int64
-	Name      string
-	Specialty string
+	ID         int64
+	Name       string
+	Specialty  string
+	Address    string
+	PracticeID int64
 }
 
 // BookRequest is a patient's click on "book". The idempotency key is chosen by

@@ -25,6 +25,7 @@ var (
 	ErrCancelCutoff        = shared.NewError(shared.CodeCancelCutoffPassed, "the appointment starts too soon to be cancelled or moved; please call the practice")
 	ErrAppointmentCanceled = shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; book a new one instead")
 	ErrHoldExpired         = shared.NewError(shared.CodeHoldExpired, "the hold has ended; its place is free again")
+	ErrInsuranceMismatch   = shared.NewError(shared.CodeInsuranceMismatch, "the slot is reserved for patients of another insurance than the profile names")
 	ErrOverlapping         = shared.NewError(shared.CodeOverlappingAppointment, "the patient already has an active appointment at an overlapping time")
 	ErrBadSpan             = shared.NewError(shared.CodeInvalidRequest, "minutes must be a multiple of the slot's length")
 	ErrSpanTaken           = shared.NewError(shared.CodeSlotFull, "the following slots of a longer visit are not all free")

@@ -58,6 +58,9 @@ type Slot struct {
 	// OpensAt is when booking opens; before it the slot refuses bookings as
 	// closed, or takes them into its pre-queue shortly before.
 	OpensAt time.Time
+	// Insurance reserves the slot for patients of one insurance (GKV, PKV,
+	// SELF); empty: any. Read by the slot list; the booker decides.
+	Insurance string
 }
 
 // Available is the number of places still free.
@@ -93,9 +96,11 @@ type Appointment struct {
 
 // Doctor names a doctor for patients.
 type Doctor struct {
-	ID        int64
-	Name      string
-	Specialty string
+	ID         int64
+	Name       string
+	Specialty  string
+	Address    string
+	PracticeID int64
 }
 
 // RescheduleRequest moves a patient's appointment to SlotID. The key is the

@@ -17,6 +17,10 @@ type Doctor struct {
 	ID        int64  `json:"id"`
 	Name      string `json:"name"`
 	Specialty string `json:"specialty"`
+	// Address is where the patient goes; PracticeID the practice whose
+	// staff manage the doctor's days (1 when not said).
+	Address    string `json:"address,omitempty"`
+	PracticeID int64  `json:"practiceId,omitempty"`
 }
 
 // DoctorRequest asks a booker to store Doctor (an insert or an update).
@@ -38,6 +42,7 @@ type DoctorResult struct {
 const (
 	MaxDoctorName      = 200
 	MaxDoctorSpecialty = 200
+	MaxDoctorAddress   = 300
 )
 
 // Validate checks a doctor as both binaries must: a positive id, a name of 1
@@ -51,7 +56,11 @@ func (d Doctor) Validate() error {
 		return NewError(CodeInvalidRequest, fmt.Sprintf("name must be 1 to %d characters", MaxDoctorName))
 	case utf8.RuneCountInString(d.Specialty) > MaxDoctorSpecialty:
 		return NewError(CodeInvalidRequest, fmt.Sprintf("specialty must be at most %d characters", MaxDoctorSpecialty))
-	case !printable(d.Name) || !printable(d.Specialty):
+	case utf8.RuneCountInString(d.Address) > MaxDoctorAddress:
+		return NewError(CodeInvalidRequest, fmt.Sprintf("address must be at most %d characters", MaxDoctorAddress))
+	case d.PracticeID < 0:
+		return NewError(CodeInvalidRequest, "practiceId must be a positive integer")
+	case !printable(d.Name) || !printable(d.Specialty) || !printable(d.Address):
 		return NewError(CodeInvalidRequest, "name and specialty must be valid UTF-8 without control characters")
 	}
 	return nil

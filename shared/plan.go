@@ -20,8 +20,12 @@ const (
 )
 
 // Range is a working range in minutes after local midnight, From < To <= 1440,
-// cut into slots of SlotMinutes for Capacity patients each.
-type Range struct{ From, To, SlotMinutes, Capacity int }
+// cut into slots of SlotMinutes for Capacity patients each; Insurance, when
+// set, reserves them for patients of that insurance.
+type Range struct {
+	From, To, SlotMinutes, Capacity int
+	Insurance                       string
+}
 
 // Plan is a validated working plan: ranges sorted, none overlapping.
 type Plan struct {
@@ -130,9 +134,11 @@ func parseVisitRange(name string, w WeeklyHours, p SchedulePlan) (Range, error) 
 		return Range{}, invalidPlan("%s.slotMinutes %d: want %d to %d", name, minutes, MinSlotMinutes, MaxSlotMinutes)
 	case capacity < 1 || capacity > MaxCapacity:
 		return Range{}, invalidPlan("%s.capacity %d: want 1 to %d", name, capacity, MaxCapacity)
+	case w.Insurance != "" && !slices.Contains(Insurances, w.Insurance):
+		return Range{}, invalidPlan("%s.insurance %q: want GKV, PKV or SELF", name, w.Insurance)
 	}
 	r, err := parseRange(name, w.From, w.To, minutes)
-	r.SlotMinutes, r.Capacity = minutes, capacity
+	r.SlotMinutes, r.Capacity, r.Insurance = minutes, capacity, w.Insurance
 	return r, err
 }
 

@@ -25,13 +25,15 @@ type SchedulePlan struct {
 // of one day are several ranges, with breaks between them. SlotMinutes and
 // Capacity, when set, make the range a visit type of its own (vaccination
 // hours of 5-minute slots for 10 beside 15-minute consultations); unset,
-// the plan's apply.
+// the plan's apply. Insurance, when set (GKV, PKV, SELF), reserves the
+// range's slots for patients of that insurance.
 type WeeklyHours struct {
 	Day         string `json:"day"`
 	From        string `json:"from"`
 	To          string `json:"to"`
 	SlotMinutes int    `json:"slotMinutes,omitempty"`
 	Capacity    int    `json:"capacity,omitempty"`
+	Insurance   string `json:"insurance,omitempty"`
 }
 
 // ScheduleException replaces the weekly hours of one date: closed, or the

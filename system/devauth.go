@@ -19,11 +19,17 @@ const DevPatient = 77
 // maximum lifetime (24 h).
 const devTokenLifetime = 12 * time.Hour
 
+// DevPractice is the practice the development staff token of `make run`
+// is scoped to: the demo doctors' (every doctor is in practice 1 unless
+// said otherwise).
+const DevPractice = 1
+
 // DevAuth is what `make run` hands a developer: the secret the gateway
-// checks tokens with, and a ready patient and admin token.
+// checks tokens with, and a ready patient, staff and admin token.
 type DevAuth struct {
 	Secret       []byte
 	PatientToken string
+	StaffToken   string
 	AdminToken   string
 }
 
@@ -41,8 +47,19 @@ func NewDevAuth(secret []byte) (DevAuth, error) {
 	if d.PatientToken, err = SignToken(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
 		return DevAuth{}, err
 	}
+	if d.StaffToken, err = SignClaims(secret, jwt.MapClaims{"sub": "dev-desk", "role": "staff", "practiceId": DevPractice}, devTokenLifetime); err != nil {
+		return DevAuth{}, err
+	}
 	d.AdminToken, err = SignToken(secret, "dev-admin", "admin", devTokenLifetime)
 	return d, err
+}
+
+// SignClaims makes an HS256 token with claims (a role's scope: doctorId,
+// practiceId) valid for lifetime.
+func SignClaims(secret []byte, claims jwt.MapClaims, lifetime time.Duration) (string, error) {
+	now := time.Now()
+	claims["iat"], claims["exp"] = now.Unix(), now.Add(lifetime).Unix()
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
 }
 
 // SignToken makes an HS256 token for sub and role valid for lifetime.
@@ -60,7 +77,7 @@ func (d DevAuth) WriteTokens(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for name, tok := range map[string]string{"patient.token": d.PatientToken, "admin.token": d.AdminToken} {
+	for name, tok := range map[string]string{"patient.token": d.PatientToken, "staff.token": d.StaffToken, "admin.token": d.AdminToken} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(tok+"\n"), 0o600); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)
 		}

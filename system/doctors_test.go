@@ -18,9 +18,10 @@ func TestDoctorsAndTheSlotList(t *testing.T) {
 		t.Fatalf("PUT doctor = %d %v", put.status, put.body)
 	}
 	s.mustDo("PUT", "/api/doctors/7", "", []byte(`{"name":"Dr. Adler"}`))
-	s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":"Dr. Weber","specialty":"Kardiologie"}`))
+	s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":"Dr. Weber","specialty":"Kardiologie","address":"Hauptstraße 1, Berlin","practiceId":2}`))
 	list := s.mustDo("GET", "/api/doctors", "", nil)
-	if got := fmt.Sprint(list.body["doctors"]); got != "[map[id:7 name:Dr. Adler specialty:] map[id:42 name:Dr. Weber specialty:Kardiologie]]" {
+	if got := fmt.Sprint(list.body["doctors"]); got != "[map[id:7 name:Dr. Adler practiceId:1 specialty:] "+
+		"map[address:Hauptstraße 1, Berlin id:42 name:Dr. Weber practiceId:2 specialty:Kardiologie]]" {
 		t.Errorf("doctors = %s", got)
 	}
 	if bad := s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":""}`)); bad.status != 400 || bad.code() != "INVALID_REQUEST" {

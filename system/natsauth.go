@@ -43,6 +43,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 			Publish: []string{
 				ns.Subject(prefix) + ".>", ns.Subject("gateway.attempts"), ns.Subject("gateway.lines"), ns.Subject("gateway.places"), ns.Subject(shared.ScheduleSubject),
 				ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject),
+				ns.Subject(shared.PatientSubject), ns.Subject(shared.PracticeSubject), ns.Subject(shared.AccessSubject),
 				"$JS.API.INFO", "$JS.API.STREAM.INFO." + kv,
 				"$JS.API.DIRECT.GET." + kv, "$JS.API.DIRECT.GET." + kv + ".>", "$JS.API.STREAM.MSG.GET." + kv,
 				"$JS.API.CONSUMER.CREATE." + kv, "$JS.API.CONSUMER.CREATE." + kv + ".>",
@@ -59,6 +60,7 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 				ns.Subject(jetstream.DeadSubject) + ".>", ns.Subject(jetstream.MembersSubject),
 			},
 			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject),
+				ns.Subject(shared.PatientSubject), ns.Subject(shared.PracticeSubject), ns.Subject(shared.AccessSubject),
 				ns.Subject(jetstream.MembersSubject)},
 			Responses: true,
 		},

@@ -40,8 +40,8 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Fatalf("quick start answered %v, want %v (the README's marker); output:\n%s", got, quick.expect, out)
 	}
 	for i := range 2 {
-		if out := bash(t, run.dir, repeatable.script); strings.Contains(out, "ERROR") {
-			t.Fatalf("repeatable snippet, run %d:\n%s", i+1, out)
+		if out := bash(t, run.dir, repeatable.script); strings.Contains(out, "ERROR") || !equal(statuses(out), repeatable.expect) {
+			t.Fatalf("repeatable snippet, run %d, want %v (the README's marker):\n%s", i+1, repeatable.expect, out)
 		}
 	}
 	run.interrupt(t)
@@ -230,7 +230,7 @@ func cleanEnv(set map[string]string) []string {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "DATABASE_URL", "NATS_URL", "GATEWAY_ADDR", "BOOKER_ADDR", "LOG_FORMAT", "AUTH_SECRET", "AUTH_DISABLED",
-			"GW", "DB", "TOKEN", "ADMIN_TOKEN":
+			"GW", "DB", "TOKEN", "STAFF_TOKEN", "ADMIN_TOKEN":
 			continue
 		}
 		out = append(out, kv)

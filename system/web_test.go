@@ -35,7 +35,8 @@ func newWebStack(t *testing.T) *webStack {
 	secret := []byte(rand.Text() + rand.Text())
 	w := &webStack{stack: s, secret: secret}
 	for id, doc := range pageDoctors {
-		if _, err := s.db.Exec(t.Context(), `INSERT INTO doctor (id, name, specialty) VALUES ($1, $2, $3)`, id, doc[0], doc[1]); err != nil {
+		if _, err := s.db.Exec(t.Context(), `INSERT INTO doctor (id, name, specialty, address) VALUES ($1, $2, $3, $4)`,
+			id, doc[0], doc[1], fmt.Sprintf("Praxisweg %d, 10115 Berlin", id)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,11 +115,21 @@ func tomorrowAt(hour, minute int) time.Time {
 	return time.Date(d.Year(), d.Month(), d.Day(), hour, minute, 0, 0, berlin)
 }
 
-// chooseSlot walks the page's steps: the doctor, the day, the time.
+// chooseSlot walks the page's steps: the doctor, the day, the time, and
+// "Termin verbindlich buchen".
 func (p *tab) chooseSlot(doctor int64, day time.Time, slot int64) {
 	p.t.Helper()
 	p.chooseDay(doctor, day)
-	p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+	p.book(fmt.Sprintf(`[data-slot="%d"]`, slot))
+}
+
+// book chooses a time and confirms it, as a patient does: nothing is sent
+// before "Termin verbindlich buchen".
+func (p *tab) book(sel string) {
+	p.t.Helper()
+	p.click(sel)
+	p.waitFor("the confirm step", `!document.getElementById('v-confirm').hidden`)
+	p.click("#confirm-book")
 }
 
 // chooseDay picks the doctor (from the list, or by number while the server
@@ -187,7 +198,20 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("a time not yet open says %q, want when it opens", note)
 		}
 		p.screenshot("page-booking")
+		p.spyOnRequests()
 		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.waitFor("the confirm step", `!document.getElementById('v-confirm').hidden`)
+		if when, doc, addr := p.text("#confirm-when"), p.text("#confirm-doctor"), p.text("#confirm-address"); !strings.Contains(when, "10:00") ||
+			!strings.HasPrefix(doc, "Dr. Anna Weber") || addr != "Praxisweg 41, 10115 Berlin" {
+			t.Errorf("the confirm step shows %q, %q, %q; want the time, the doctor and the address", when, doc, addr)
+		}
+		if posts, _ := p.sent(); posts != 0 {
+			t.Fatalf("%d bookings sent before the confirm step's button", posts)
+		}
+		if b := p.text("#confirm-book"); b != "Termin verbindlich buchen" {
+			t.Errorf("the confirm button says %q", b)
+		}
+		p.click("#confirm-book")
 		p.waitFor("the result", `!document.getElementById('v-result').hidden`)
 		if got := p.text("#result-title"); got != "Ihr Termin ist gebucht" {
 			t.Fatalf("result = %q, want the booking confirmed", got)
@@ -207,6 +231,39 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("in English the result = %q", got)
 		}
 		p.click("#lang")
+		p.click("#result-again") // the same doctor and day, listed again
+		mine := fmt.Sprintf(`#slots [data-slot="%d"]`, slot)
+		p.waitFor("the booked time shown as the patient's", `document.querySelector('`+mine+`') && document.querySelector('`+mine+`').dataset.mine === 'BOOKED'`)
+		if got, button := p.text(mine+" .sub"), eval[bool](p, `document.querySelector('`+mine+`').tagName === 'BUTTON'`); got != "Ihr Termin" || button {
+			t.Errorf("the booked time shows %q (a button: %v), want \"Ihr Termin\" and nothing to book", got, button)
+		}
+	})
+
+	t.Run("keeps the patient's details and consent, exports and erases them", func(t *testing.T) {
+		p := openTab(t, browser, w.link(110))
+		p.click("#nav-profile")
+		p.waitFor("the details view", `!document.getElementById('v-profile').hidden`)
+		p.typeInto("#pf-name", "Clara Neumann")
+		p.typeInto("#pf-email", "clara@example.org")
+		p.click("#pf-consent-email")
+		p.run("choose GKV", chromedp.SetValue(chromedp.CSS("#pf-insurance"), "GKV"))
+		p.click("#profile-form button[type=submit]")
+		p.waitFor("the consent's date", `document.getElementById('pf-consent-email-at').textContent.startsWith('Einwilligung erteilt am')`)
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110 AND email = 'clara@example.org' AND email_consent AND insurance = 'GKV'`); n != 1 {
+			t.Fatalf("the details were not stored with consent")
+		}
+		p.click("#pf-consent-email")
+		p.click("#profile-form button[type=submit]")
+		p.waitFor("the withdrawal's date", `document.getElementById('pf-consent-email-at').textContent.startsWith('Einwilligung widerrufen am')`)
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110 AND NOT email_consent`); n != 1 {
+			t.Errorf("the withdrawal was not stored")
+		}
+		p.click("#pf-erase")
+		p.click("#pf-erase-yes")
+		p.waitText("#notice", "Ihre Daten sind gelöscht.")
+		if n := w.queryInt(`SELECT count(*) FROM patient_contact WHERE patient_id = 110`); n != 0 {
+			t.Errorf("the details are still stored after erasure")
+		}
 	})
 
 	t.Run("signs in only with a valid patient token", func(t *testing.T) {
@@ -254,6 +311,9 @@ func TestPatientPage(t *testing.T) {
 		p.waitFor("the day's times", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 		p.tabTo(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.run("press Enter", chromedp.KeyEvent(kb.Enter))
+		p.waitFor("the focus on the confirm step", `document.activeElement.id === 'confirm-title'`)
+		p.tabTo("#confirm-book")
+		p.run("press Enter", chromedp.KeyEvent(kb.Enter))
 		p.waitText("#result-title", "Ihr Termin ist gebucht")
 		p.waitFor("the focus on the result", `document.activeElement.id === 'result-title'`)
 	})
@@ -271,7 +331,7 @@ func TestPatientPage(t *testing.T) {
 		}
 		before := w.lastSeq()
 		p.spyOnRequests()
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the waiting room", `!document.getElementById('v-wait').hidden && document.getElementById('wait-pos').textContent !== '–'`)
 		if pos := p.text("#wait-pos"); pos != "3" {
 			t.Errorf("the page shows position %q, want 3 (two requests ahead)", pos)
@@ -307,12 +367,12 @@ func TestPatientPage(t *testing.T) {
 		if a := w.mustDo("POST", "/api/appointments", "taken", bookBody(full, 203)); a.status != http.StatusCreated {
 			t.Fatalf("another patient's booking: %d %v", a.status, a.body)
 		}
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, full))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, full))
 		p.waitFor("the refusal", `document.getElementById('result-text').dataset.code === 'SLOT_FULL'`)
 		if got := p.text("#result-text"); got != "Dieser Termin ist leider schon vergeben." {
 			t.Errorf("message = %q", got)
 		}
-		p.click(fmt.Sprintf(`#alts [data-slot="%d"]`, next))
+		p.book(fmt.Sprintf(`#alts [data-slot="%d"]`, next))
 		p.waitText("#result-title", "Ihr Termin ist gebucht")
 		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 103 AND slot_id = $1 AND status = 'BOOKED'`, next); n != 1 {
 			t.Errorf("patient 103 holds %d bookings of the offered slot, want 1", n)
@@ -359,7 +419,7 @@ func TestPatientPage(t *testing.T) {
 		p.click("#nav-mine")
 		item := fmt.Sprintf(`[data-appointment="%d"]`, booked.id())
 		p.click(item + " .move")
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, to))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, to))
 		p.waitText("#result-title", "Ihr Termin ist verschoben")
 		if n := w.queryInt(`SELECT count(*) FROM appointment WHERE id = $1 AND slot_id = $2 AND status = 'BOOKED'`, booked.id(), to); n != 1 {
 			t.Errorf("appointment %d is not at slot %d after the move", booked.id(), to)
@@ -395,7 +455,7 @@ func TestPatientPage(t *testing.T) {
 		p.chooseDay(45, at)
 		w.stopBooker(t)
 		before := w.lastSeq()
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the waiting room", `!document.getElementById('v-wait').hidden && document.getElementById('wait-pos').textContent !== '–'`)
 		key := p.pendingKey()
 		p.run("reload", chromedp.Reload())
@@ -423,7 +483,7 @@ func TestPatientPage(t *testing.T) {
 		for i := range rushers {
 			wg.Go(func() { w.rushAs(int64(3000+i), slot, fmt.Sprint("rush-", i)) })
 		}
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the page's answer", `!document.getElementById('v-result').hidden`)
 		wg.Wait()
 		held := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 106 AND slot_id = $1 AND status = 'BOOKED'`, slot)

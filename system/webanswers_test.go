@@ -203,7 +203,7 @@ func TestPageOnEveryBurstAnswer(t *testing.T) {
 
 	t.Run("busy, over the limit, queued, then full: one request, one key", func(t *testing.T) {
 		p := api.open(t, browser, "501")
-		p.click(fmt.Sprintf(`[data-slot="%d"]`, scriptSlot))
+		p.book(fmt.Sprintf(`[data-slot="%d"]`, scriptSlot))
 		steps := []struct {
 			name  string
 			reply reply
@@ -263,7 +263,7 @@ func TestPageOnEveryBurstAnswer(t *testing.T) {
 	for i, c := range cases {
 		t.Run("full slot: "+c.name, func(t *testing.T) {
 			p := api.open(t, browser, fmt.Sprint(510+i))
-			p.click(fmt.Sprintf(`[data-slot="%d"]`, scriptSlot))
+			p.book(fmt.Sprintf(`[data-slot="%d"]`, scriptSlot))
 			api.script(c.lists...)
 			api.answer(t, "409 SLOT_FULL", problemReply(409, 0, "SLOT_FULL"))
 			p.waitFor("the search's end", resultCode+` === 'SLOT_FULL' && `+altsState+` !== 'loading'`)

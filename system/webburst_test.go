@@ -83,7 +83,7 @@ func TestPageBooksDuringTheOpeningBurst(t *testing.T) {
 	}
 
 	line.p.spyOnRequests()
-	line.p.click(fmt.Sprintf(`[data-slot="%d"]`, line.slot))
+	line.p.book(fmt.Sprintf(`[data-slot="%d"]`, line.slot))
 	line.p.waitFor("a place in the line", inWaitingRoom+` && `+waitPos+` !== '–'`)
 	if seen := watch.answers(linePatient); time.Now().After(op.OpensAt) || len(seen) == 0 || seen[0].status != 202 {
 		t.Fatalf("the page was in line at %s, the opening at %s, answered %v: want 202 before the opening (a slow machine: raise OpensIn)",
@@ -99,7 +99,7 @@ func TestPageBooksDuringTheOpeningBurst(t *testing.T) {
 	})
 	mid.p.spyOnRequests()
 	mid.from = time.Now()
-	mid.p.click(fmt.Sprintf(`[data-slot="%d"]`, mid.slot))
+	mid.p.book(fmt.Sprintf(`[data-slot="%d"]`, mid.slot))
 	if end := op.OpensAt.Add(burstClicks); mid.from.After(end) {
 		t.Errorf("the page's click came at %s, after the burst's clicks ended at %s", mid.from.Format("15:04:05.000"), end.Format("15:04:05.000"))
 	}

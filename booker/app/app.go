@@ -101,6 +101,10 @@ func (a *App) start(ctx context.Context) (err error) {
 		a.cancel()
 		return err
 	}
+	if err := a.startPeople(); err != nil {
+		a.cancel()
+		return err
+	}
 	return nil
 }
 

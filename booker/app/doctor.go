@@ -22,13 +22,14 @@ func (a *App) putDoctor(m *nats.Msg) {
 	default:
 		ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
 		d := req.Doctor
-		err := a.Store.PutDoctor(ctx, booker.Doctor{ID: d.ID, Name: d.Name, Specialty: d.Specialty})
+		err := a.Store.PutDoctor(ctx, booker.Doctor{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: max(d.PracticeID, 1)})
 		cancel()
 		if err != nil {
 			a.cfg.Logger.Error("doctor: storing failed", "doctor", d.ID, "err", err)
 			res.Code, res.Detail = shared.CodeInternal, "the booker could not store the doctor"
 		} else {
 			res.Doctor = d
+			res.Doctor.PracticeID = max(d.PracticeID, 1)
 		}
 	}
 	data, err := json.Marshal(res)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"termin/booker/outbox"
 )
 
 // Contact is where and in which language a patient is written to.
@@ -33,6 +34,13 @@ func (n *Notifier) channels() []channel {
 	}
 }
 
+// contactColumns read a contact with only the channels its patient consented
+// to: an address without consent reads as none, so no message goes there.
+// Consent is read when the message is sent, so a confirmation queued before
+// a change goes to the details (and consent) valid at that moment.
+const contactColumns = `patient_id, name, CASE WHEN email_consent THEN email END,
+        CASE WHEN sms_consent THEN phone END, language`
+
 // contactLookup finds a patient's contact data; ok is false when there is none.
 type contactLookup func(ctx context.Context, patientID int64) (c Contact, ok bool, err error)
 
@@ -48,7 +56,7 @@ func (n *Notifier) preload(ctx context.Context, batch []job) contactLookup {
 		}
 	}
 	rows, err := n.DB.Query(ctx, `
-        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = ANY($1)`, patients)
+        SELECT `+contactColumns+` FROM patient_contact WHERE patient_id = ANY($1)`, patients)
 	if err != nil {
 		return n.contact
 	}
@@ -73,7 +81,7 @@ func (n *Notifier) preload(ctx context.Context, batch []job) contactLookup {
 // contact loads the patient's contact data; ok is false when there is none.
 func (n *Notifier) contact(ctx context.Context, patientID int64) (c Contact, ok bool, err error) {
 	c, err = scanContact(n.DB.QueryRow(ctx, `
-        SELECT patient_id, name, email, phone, language FROM patient_contact WHERE patient_id = $1`, patientID))
+        SELECT `+contactColumns+` FROM patient_contact WHERE patient_id = $1`, patientID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Contact{}, false, nil
 	}
@@ -101,7 +109,8 @@ const sendTimeout = 45 * time.Second
 // send and commits only after it succeeded: a concurrent copy of the same
 // event waits on the row's key and then finds it sent, a failed send rolls the
 // row back. Only a crash between the send and the commit can send twice.
-func (n *Notifier) deliver(ctx context.Context, eventID string, ch channel, to string, m Message) error {
+func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64, ch channel, to string, m Message) error {
+	eventID := ev.ID
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
 	tx, err := n.DB.Begin(ctx)
@@ -110,8 +119,8 @@ func (n *Notifier) deliver(ctx context.Context, eventID string, ch channel, to s
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
 	tag, err := tx.Exec(ctx, `
-        INSERT INTO notification_sent (event_id, channel) VALUES ($1, $2)
-        ON CONFLICT DO NOTHING`, eventID, ch.name)
+        INSERT INTO notification_sent (event_id, channel, patient_id, kind, address) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT DO NOTHING`, eventID, ch.name, patientID, ev.Type, to)
 	if err != nil {
 		return fmt.Errorf("notify: claim %s/%s: %w", eventID, ch.name, err)
 	}

@@ -124,7 +124,7 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 	var errs []error
 	for _, ch := range n.channels() {
 		if to := ch.address(c); to != "" && ch.sender != nil {
-			errs = append(errs, n.deliver(ctx, ev.ID, ch, to, m))
+			errs = append(errs, n.deliver(ctx, ev, appt.PatientID, ch, to, m))
 		}
 	}
 	return errors.Join(errs...)

@@ -88,6 +88,9 @@ type batch struct {
 	// and in total (doctor 0), as the batch has left them; read only when
 	// a cap is on.
 	upcoming map[upcomingKey]int
+	// insured is each batch patient's insurance, read only when a slot of
+	// the batch is reserved for one.
+	insured map[int64]string
 }
 
 type keyID struct {
@@ -110,6 +113,8 @@ type slotRow struct {
 	count    int
 	closed   bool
 	granted  int
+	// insurance reserves the slot for patients of one insurance; "" any.
+	insurance string
 }
 
 type holding struct{ slot, patient int64 }
@@ -120,6 +125,9 @@ type upcomingKey struct{ doctor, patient int64 }
 
 func (b *batch) run(ctx context.Context) error {
 	if err := b.read(ctx); err != nil {
+		return err
+	}
+	if err := b.readInsurance(ctx); err != nil {
 		return err
 	}
 	if b.careful {
@@ -223,8 +231,11 @@ func (b *batch) bookAlternatives(i int) {
 }
 
 // capped refuses a booking in the slot that would take the patient past a
-// cap on upcoming appointments.
+// cap on upcoming appointments, or that the slot's insurance does not admit.
 func (b *batch) capped(sl *slotRow, patient int64) error {
+	if err := b.uninsured(sl, patient); err != nil {
+		return err
+	}
 	if !b.caps.on() || sl == nil {
 		return nil
 	}

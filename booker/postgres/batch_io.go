@@ -24,14 +24,14 @@ import (
 // that never saw the table grow, as a sequential scan of every appointment
 // in every batch.
 const lockOwnSlotsSQL = `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $2 OR opens_at > $2, coalesce(insurance, '')
         FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 
 // lockSlotsSQL locks the slots of the bookings ($1) and of the appointments
 // cancelled or confirmed ($2, one at a time by primary key), a longer
 // visit's following slots included; the caller closes the array and orders.
 const lockSlotsSQL = `
-        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3
+        SELECT id, doctor_id, start_at, end_at, capacity, booked_count, start_at <= $3 OR opens_at > $3, coalesce(insurance, '')
         FROM time_slot
         WHERE id = ANY(ARRAY(SELECT unnest($1::bigint[]) UNION
                              SELECT unnest(a.span_slot_ids || a.slot_id) FROM unnest($2::bigint[]) AS c(id),
@@ -171,14 +171,21 @@ func (b *batch) read(ctx context.Context) error {
 const lockPatientsSQL = `
         SELECT pg_advisory_xact_lock(-p) FROM (SELECT DISTINCT unnest($1::bigint[]) AS p ORDER BY 1) x`
 
-// upcomingSQL counts the batch's patients' upcoming BOOKED appointments per
-// doctor, reaching appointment through its (patient, key) index; it runs
-// after lockPatientsSQL, so it sees every batch that locked them before.
+// upcomingSQL counts the batch's patients' upcoming active appointments per
+// doctor. It runs after lockPatientsSQL, so it sees every batch that locked
+// them before. The LATERAL join per patient keeps the plan on the
+// (patient_id, idempotency_key) index, one index range per patient, instead
+// of a scan of appointment: the count stays as cheap as the patient's own
+// rows, whatever the table's size. The status test is written as NOT IN so
+// that a state added later counts as active until said otherwise.
 const upcomingSQL = `
-        SELECT a.patient_id, s.doctor_id, count(*)
-        FROM appointment a JOIN time_slot s ON s.id = a.slot_id
-        WHERE a.patient_id = ANY($1) AND a.status IN ('BOOKED', 'HELD') AND s.start_at > $2
-        GROUP BY a.patient_id, s.doctor_id`
+        SELECT p.id, u.doctor_id, u.n
+        FROM (SELECT DISTINCT unnest($1::bigint[]) AS id) p
+        CROSS JOIN LATERAL (
+            SELECT s.doctor_id, count(*) AS n
+            FROM appointment a JOIN time_slot s ON s.id = a.slot_id
+            WHERE a.patient_id = p.id AND a.status NOT IN ('CANCELLED', 'EXPIRED') AND s.start_at > $2
+            GROUP BY s.doctor_id) u`
 
 func (b *batch) readUpcoming(res pgx.BatchResults) error {
 	rows, err := res.Query()
@@ -230,7 +237,7 @@ func (b *batch) readSlots(res pgx.BatchResults) error {
 	for rows.Next() {
 		var id int64
 		sl := &slotRow{}
-		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed); err != nil {
+		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed, &sl.insurance); err != nil {
 			return err
 		}
 		sl.id = id

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"termin/booker"
+	"termin/booker/postgres"
 	"termin/migrations/pgtest"
 )
 
@@ -13,9 +14,14 @@ import (
 // batches of 1 and of the booker's default size, in the same run, and reports
 // bookings per second for each: the gain of batching on one hot row.
 func BenchmarkDecideHotSlot(b *testing.B) {
-	for _, size := range []int{1, 50} {
-		b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+	for _, c := range []struct {
+		size int
+		caps postgres.Caps
+	}{{1, postgres.Caps{}}, {50, postgres.Caps{}}, {1, postgres.DefaultCaps}, {50, postgres.DefaultCaps}} {
+		size := c.size
+		b.Run(fmt.Sprintf("batch=%d/caps=%t", size, c.caps != postgres.Caps{}), func(b *testing.B) {
 			store, pool := newStore(b)
+			store.Caps = c.caps
 			slot := pgtest.InsertSlot(b, pool, 42, future, 1_000_000)
 			// A database in service has statistics; give this one some, so that
 			// the planner takes the indexes as it would there.

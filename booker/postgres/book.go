@@ -22,6 +22,7 @@ const bookSQL = `
 WITH reserved AS (
     UPDATE time_slot SET booked_count = booked_count + 1
     WHERE id = $1 AND booked_count < capacity AND start_at > $5 AND opens_at <= $5
+      AND (insurance IS NULL OR insurance = (SELECT c.insurance FROM patient_contact c WHERE c.patient_id = $2))
     RETURNING id, doctor_id, start_at, end_at, capacity, capacity - booked_count AS left_places
 ), appt AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint, period, solo_doctor_id)
@@ -118,13 +119,14 @@ func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (boo
 		return b, err
 	}
 	var (
-		closed, full, holds bool
+		closed, full, holds, uninsured bool
 	)
 	err := s.pool.QueryRow(ctx, `
         SELECT start_at <= $3 OR opens_at > $3, booked_count >= capacity,
                EXISTS (SELECT 1 FROM appointment
-                       WHERE slot_id = $1 AND patient_id = $2 AND status IN ('BOOKED', 'HELD'))
-        FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID, s.Now()).Scan(&closed, &full, &holds)
+                       WHERE slot_id = $1 AND patient_id = $2 AND status IN ('BOOKED', 'HELD')),
+               insurance IS NOT NULL AND insurance IS DISTINCT FROM (SELECT c.insurance FROM patient_contact c WHERE c.patient_id = $2)
+        FROM time_slot WHERE id = $1`, req.SlotID, req.PatientID, s.Now()).Scan(&closed, &full, &holds, &uninsured)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return booker.Booking{}, booker.ErrSlotNotFound
@@ -134,6 +136,8 @@ func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (boo
 		return booker.Booking{}, booker.ErrSlotClosed
 	case holds:
 		return booker.Booking{}, booker.ErrAlreadyBooked
+	case uninsured:
+		return booker.Booking{}, booker.ErrInsuranceMismatch
 	}
 	return booker.Booking{}, booker.ErrSlotFull
 }

@@ -165,6 +165,9 @@ func (b *batch) checkMove(a booker.Appointment, spans int, req booker.Reschedule
 	if err := b.rules.Check(a.StartAt, b.now); err != nil {
 		return err
 	}
+	if err := b.uninsured(b.slots[req.SlotID], req.PatientID); err != nil {
+		return err
+	}
 	if err := allocate(b.slots[req.SlotID], b.held, booker.BookRequest{SlotID: req.SlotID, PatientID: req.PatientID}); err != nil {
 		return err
 	}

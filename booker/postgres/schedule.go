@@ -107,20 +107,24 @@ var overlaps = `EXISTS (SELECT 1 FROM time_slot o
 // opening, and for a free slot its length, unless the new end would overlap
 // another slot. A booked slot's time never changes (its patients were told
 // it) and its capacity never drops below its bookings. OFFSET 0 keeps the
-// subquery, and with it the per-slot overlap check, as written.
+// subquery, and with it the per-slot overlap check, as written. A slot the
+// practice blocked stays blocked; the plan's opening is what unblocking
+// will restore.
 func adjust(ctx context.Context, tx pgx.Tx, doctorID int64, p slotArrays) error {
 	_, err := tx.Exec(ctx, `
-        UPDATE time_slot t SET end_at = n.end_at, capacity = n.capacity, opens_at = n.opens_at
+        UPDATE time_slot t SET end_at = n.end_at, capacity = n.capacity, insurance = n.insurance,
+               opens_at = CASE WHEN t.blocked_opens_at IS NULL THEN n.opens_at ELSE t.opens_at END,
+               blocked_opens_at = CASE WHEN t.blocked_opens_at IS NULL THEN NULL ELSE n.opens_at END
         FROM (SELECT t.id, CASE WHEN t.booked_count = 0 AND NOT c.overlaps THEN c.end_at ELSE t.end_at END AS end_at,
-                     greatest(c.capacity, t.booked_count) AS capacity, c.opens_at
+                     greatest(c.capacity, t.booked_count) AS capacity, c.opens_at, NULLIF(c.insurance, '') AS insurance
               FROM (SELECT p.*, `+overlaps+` AS overlaps
-                    FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::timestamptz[])
-                         AS p(doctor_id, start_at, end_at, capacity, opens_at)
+                    FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::timestamptz[], $7::text[])
+                         AS p(doctor_id, start_at, end_at, capacity, opens_at, insurance)
                     OFFSET 0) AS c
               JOIN time_slot t ON t.doctor_id = c.doctor_id AND t.start_at = c.start_at
               WHERE t.doctor_id = $6) AS n
-        WHERE t.id = n.id AND (t.end_at, t.capacity, t.opens_at) IS DISTINCT FROM (n.end_at, n.capacity, n.opens_at)`,
-		p.doctors, p.starts, p.ends, p.capacities, p.opens, doctorID)
+        WHERE t.id = n.id AND (t.end_at, t.capacity, t.opens_at, t.insurance) IS DISTINCT FROM (n.end_at, n.capacity, n.opens_at, n.insurance)`,
+		p.doctors, p.starts, p.ends, p.capacities, p.opens, doctorID, p.insurances)
 	if err != nil {
 		return fmt.Errorf("postgres: adjust slots: %w", err)
 	}
@@ -162,15 +166,15 @@ func closeUncovered(ctx context.Context, tx pgx.Tx, doctorID int64, starts []tim
 // CONFLICT as the guard against a concurrent writer of the same start.
 var insertSlotsSQL = `
 WITH p AS (
-    SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::timestamptz[])
-        AS p(doctor_id, start_at, end_at, capacity, opens_at)
+    SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::timestamptz[], $4::int[], $5::timestamptz[], $6::text[])
+        AS p(doctor_id, start_at, end_at, capacity, opens_at, insurance)
 ), c AS MATERIALIZED (
     SELECT p.*, EXISTS (SELECT 1 FROM time_slot t WHERE t.doctor_id = p.doctor_id AND t.start_at = p.start_at) AS kept,
            ` + overlaps + ` AS blocked
     FROM p
 ), ins AS (
-    INSERT INTO time_slot (doctor_id, start_at, end_at, capacity, opens_at)
-    SELECT doctor_id, start_at, end_at, capacity, opens_at FROM c WHERE NOT kept AND NOT blocked
+    INSERT INTO time_slot (doctor_id, start_at, end_at, capacity, opens_at, insurance)
+    SELECT doctor_id, start_at, end_at, capacity, opens_at, NULLIF(insurance, '') FROM c WHERE NOT kept AND NOT blocked
     ON CONFLICT (doctor_id, start_at) DO NOTHING
     RETURNING 1
 )
@@ -181,7 +185,7 @@ func insertSlots(ctx context.Context, tx pgx.Tx, p slotArrays) (created, kept, b
 	if len(p.starts) == 0 {
 		return 0, 0, 0, nil
 	}
-	err = tx.QueryRow(ctx, insertSlotsSQL, p.doctors, p.starts, p.ends, p.capacities, p.opens).Scan(&created, &kept, &blocked)
+	err = tx.QueryRow(ctx, insertSlotsSQL, p.doctors, p.starts, p.ends, p.capacities, p.opens, p.insurances).Scan(&created, &kept, &blocked)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("postgres: insert slots: %w", err)
 	}
@@ -196,14 +200,15 @@ type slotArrays struct {
 	ends       []time.Time
 	capacities []int32
 	opens      []time.Time
+	insurances []string
 }
 
 func arraysOf(slots []booker.Slot) slotArrays {
 	a := slotArrays{make([]int64, len(slots)), make([]time.Time, len(slots)), make([]time.Time, len(slots)),
-		make([]int32, len(slots)), make([]time.Time, len(slots))}
+		make([]int32, len(slots)), make([]time.Time, len(slots)), make([]string, len(slots))}
 	for i, sl := range slots {
-		a.doctors[i], a.starts[i], a.ends[i], a.capacities[i], a.opens[i] =
-			sl.DoctorID, sl.StartAt, sl.EndAt, int32(sl.Capacity), sl.OpensAt
+		a.doctors[i], a.starts[i], a.ends[i], a.capacities[i], a.opens[i], a.insurances[i] =
+			sl.DoctorID, sl.StartAt, sl.EndAt, int32(sl.Capacity), sl.OpensAt, sl.Insurance
 	}
 	return a
 }

@@ -42,6 +42,11 @@ type Caps struct {
 	Total     int
 }
 
+// DefaultCaps are the caps of a booker started with default settings: two
+// upcoming appointments with one doctor and eight in all are more than a
+// patient needs, and far fewer than a bot reselling a doctor's day takes.
+var DefaultCaps = Caps{PerDoctor: 2, Total: 8}
+
 func (c Caps) on() bool { return c.PerDoctor > 0 || c.Total > 0 }
 
 var _ booker.Service = (*Store)(nil)

@@ -22,7 +22,7 @@ var errPlaceGone = errors.New("waitlist: the freed place is taken again")
 const offerHoldSQL = `
 WITH s AS (
     UPDATE time_slot SET booked_count = booked_count + 1
-    WHERE id = $1 AND booked_count < capacity AND start_at > $5
+    WHERE id = $1 AND booked_count < capacity AND start_at > $5 AND opens_at <> 'infinity' -- not blocked or withdrawn
     RETURNING id, doctor_id, start_at, end_at, capacity, capacity - booked_count AS left_places
 ), a AS (
     INSERT INTO appointment (slot_id, patient_id, status, idempotency_key, request_fingerprint,

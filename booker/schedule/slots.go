@@ -41,7 +41,7 @@ func (plan Plan) DaySlots(doctorID int64, d booker.Date, loc *time.Location) []b
 			if !ok {
 				continue
 			}
-			slots = append(slots, booker.Slot{DoctorID: doctorID, StartAt: start, EndAt: start.Add(length), Capacity: r.Capacity})
+			slots = append(slots, booker.Slot{DoctorID: doctorID, StartAt: start, EndAt: start.Add(length), Capacity: r.Capacity, Insurance: r.Insurance})
 		}
 	}
 	return slots

@@ -86,7 +86,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(),
-		KnownDoctors: postgres.NewKnownDoctors(a.db)})
+		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads})
 	if err != nil {
 		return err
 	}

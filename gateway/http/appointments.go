@@ -172,6 +172,9 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 		// Exactly the answer of a missing id, so that ids cannot be probed.
 		err = gateway.ErrAppointmentNotFound
 	}
+	if err == nil {
+		err = s.patients.logRead(c, who, []int64{a.PatientID}, "an appointment by its id", a.DoctorID, "")
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return gateway.Appointment{}, false

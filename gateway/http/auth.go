@@ -13,9 +13,13 @@ import (
 	"termin/gateway"
 )
 
-// The roles a token may carry.
+// The roles a token may carry: a patient acts for itself, a doctor for its
+// own plan and days (doctorId claim), practice staff for the doctors of
+// their practice (practiceId claim), an admin for everyone.
 const (
 	rolePatient = "patient"
+	roleDoctor  = "doctor"
+	roleStaff   = "staff"
 	roleAdmin   = "admin"
 )
 
@@ -48,10 +52,16 @@ type AuthConfig struct {
 // usable secret nor disables authentication explicitly.
 var ErrNoSecret = fmt.Errorf("AUTH_SECRET must be at least %d bytes (or set AUTH_DISABLED=1 for development)", MinSecretLen)
 
-// principal is who a request acts as: an admin, or one patient.
+// principal is who a request acts as: an admin, one patient, one doctor, or
+// the staff of one practice. role is empty for a patient and for the admin
+// of a server without authentication, which keep their older fields.
 type principal struct {
-	admin     bool
-	patientID int64
+	admin      bool
+	patientID  int64
+	role       string
+	sub        string
+	doctorID   int64
+	practiceID int64
 }
 
 // mayActFor reports whether the caller may book, read or cancel for the
@@ -183,11 +193,22 @@ func (c *claims) lifetime(now time.Time, max time.Duration) error {
 	return nil
 }
 
-// principal checks the role and, for a patient, that sub is a patient id.
+// principal checks the role and its scope: for a patient, that sub is a
+// patient id; for a doctor and staff, their doctorId and practiceId.
 func (c *claims) principal() (principal, error) {
 	switch c.Role {
 	case roleAdmin:
-		return principal{admin: true}, nil
+		return principal{admin: true, role: roleAdmin, sub: c.Sub}, nil
+	case roleDoctor:
+		if c.DoctorID <= 0 || c.Sub == "" {
+			return principal{}, fmt.Errorf("%w: a doctor's token needs sub and a positive doctorId", gateway.ErrUnauthorized)
+		}
+		return principal{role: roleDoctor, sub: c.Sub, doctorID: c.DoctorID}, nil
+	case roleStaff:
+		if c.PracticeID <= 0 || c.Sub == "" {
+			return principal{}, fmt.Errorf("%w: a staff token needs sub and a positive practiceId", gateway.ErrUnauthorized)
+		}
+		return principal{role: roleStaff, sub: c.Sub, practiceID: c.PracticeID}, nil
 	case rolePatient:
 		id, err := strconv.ParseInt(c.Sub, 10, 64)
 		if err != nil || id <= 0 {
@@ -195,7 +216,8 @@ func (c *claims) principal() (principal, error) {
 		}
 		return principal{patientID: id}, nil
 	}
-	return principal{}, fmt.Errorf("%w: role must be %q or %q", gateway.ErrUnauthorized, rolePatient, roleAdmin)
+	return principal{}, fmt.Errorf("%w: role must be %q, %q, %q or %q", gateway.ErrUnauthorized,
+		rolePatient, roleDoctor, roleStaff, roleAdmin)
 }
 
 // authorize is nil when who may act for patientID, else FORBIDDEN.

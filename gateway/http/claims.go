@@ -8,13 +8,16 @@ import (
 // itself, rather than embedding jwt.RegisteredClaims, so that its dates are
 // read strictly (numbers only).
 type claims struct {
-	Role string           `json:"role"`
-	Sub  string           `json:"sub"`
-	Iss  string           `json:"iss"`
-	Aud  jwt.ClaimStrings `json:"aud"`
-	Exp  *strictDate      `json:"exp"`
-	Iat  *strictDate      `json:"iat"`
-	Nbf  *strictDate      `json:"nbf"`
+	Role string `json:"role"`
+	Sub  string `json:"sub"`
+	// DoctorID scopes a doctor's token, PracticeID a staff token.
+	DoctorID   int64            `json:"doctorId"`
+	PracticeID int64            `json:"practiceId"`
+	Iss        string           `json:"iss"`
+	Aud        jwt.ClaimStrings `json:"aud"`
+	Exp        *strictDate      `json:"exp"`
+	Iat        *strictDate      `json:"iat"`
+	Nbf        *strictDate      `json:"nbf"`
 }
 
 // strictDate is a NumericDate that refuses a quoted number.

@@ -34,7 +34,7 @@ func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 	}
 	out := doctorsJSON{Doctors: make([]doctorJSON, 0, len(list))}
 	for _, d := range list {
-		out.Doctors = append(out.Doctors, doctorJSON{ID: d.ID, Name: d.Name, Specialty: d.Specialty})
+		out.Doctors = append(out.Doctors, doctorJSON{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: d.PracticeID})
 	}
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }
@@ -65,7 +65,7 @@ func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who principal, param []byte
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, doctorJSON{ID: stored.ID, Name: stored.Name, Specialty: stored.Specialty})
+	writeJSON(ctx, fasthttp.StatusOK, doctorJSON{ID: stored.ID, Name: stored.Name, Specialty: stored.Specialty, Address: stored.Address, PracticeID: stored.PracticeID})
 }
 
 // parseDoctor reads {"name":…,"specialty":…} strictly and validates it.
@@ -79,8 +79,10 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var b struct {
-		Name      *string `json:"name"`
-		Specialty string  `json:"specialty"`
+		Name       *string `json:"name"`
+		Specialty  string  `json:"specialty"`
+		Address    string  `json:"address"`
+		PracticeID int64   `json:"practiceId"`
 	}
 	if err := dec.Decode(&b); err != nil {
 		return shared.Doctor{}, invalid("the body is not valid: " + err.Error())
@@ -91,6 +93,6 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 	if b.Name == nil {
 		return shared.Doctor{}, invalid("the body must have a name")
 	}
-	d := shared.Doctor{ID: id, Name: *b.Name, Specialty: b.Specialty}
+	d := shared.Doctor{ID: id, Name: *b.Name, Specialty: b.Specialty, Address: b.Address, PracticeID: b.PracticeID}
 	return d, d.Validate()
 }

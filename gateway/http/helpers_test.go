@@ -175,6 +175,7 @@ type env struct {
 	client *fasthttp.HostClient
 	dial   func() (net.Conn, error)
 	logs   *lockedBuffer
+	people *fakePeople
 }
 
 // options of newEnv. Without a secret authentication is disabled.
@@ -219,12 +220,12 @@ func newEnv(t *testing.T, opts envOptions) *env {
 				DoctorID: 43, StartAt: past, EndAt: past.Add(15 * time.Minute)},
 		},
 		doctors: map[int64]gateway.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
-	}, secret: opts.secret, logs: &lockedBuffer{}}
+	}, secret: opts.secret, logs: &lockedBuffer{}, people: &fakePeople{}}
 	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
-		KnownDoctors: opts.known,
+		KnownDoctors: opts.known, People: e.people,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)

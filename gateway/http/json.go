@@ -55,9 +55,11 @@ type appointmentsJSON struct {
 
 // doctorJSON is a doctor as the API shows it.
 type doctorJSON struct {
-	ID        int64  `json:"id"`
-	Name      string `json:"name"`
-	Specialty string `json:"specialty"`
+	ID         int64  `json:"id"`
+	Name       string `json:"name"`
+	Specialty  string `json:"specialty"`
+	Address    string `json:"address,omitempty"`
+	PracticeID int64  `json:"practiceId,omitempty"`
 }
 
 // slotsDoctorJSON names the doctor of a slot list.
@@ -88,6 +90,7 @@ type slotJSON struct {
 	Capacity  int    `json:"capacity"`
 	Available int    `json:"available"`
 	OpensAt   string `json:"opensAt,omitempty"`
+	Insurance string `json:"insurance,omitempty"`
 }
 
 // slotsJSON is the answer of the slot listing; Slots is never nil, so that
@@ -110,6 +113,7 @@ func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time
 			EndAt:     formatTime(sl.EndAt),
 			Capacity:  sl.Capacity,
 			Available: sl.Available(),
+			Insurance: sl.Insurance,
 		}
 		if sl.OpensAt.After(now) {
 			j.OpensAt = formatTime(sl.OpensAt)

@@ -22,6 +22,10 @@ const maxListed = 100
 // token lists its own; an admin names the patient with ?patientId=.
 func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 	patient := who.patientID
+	if patient == 0 && !who.admin {
+		s.fail(ctx, errNotPatient) // a doctor or staff reads a day, not a patient's list
+		return
+	}
 	if raw := ctx.QueryArgs().Peek("patientId"); len(raw) > 0 || who.admin {
 		id, ok := parseID(raw)
 		if !ok {
@@ -37,6 +41,9 @@ func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []b
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	list, err := s.reads.PatientAppointments(c, patient, maxListed)
+	if err == nil && patient != who.patientID {
+		err = s.patients.logRead(c, who, []int64{patient}, "the patient's appointments", 0, "")
+	}
 	if err != nil {
 		s.fail(ctx, err)
 		return

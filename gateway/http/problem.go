@@ -66,6 +66,8 @@ var problems = map[shared.Code]problemSpec{
 	shared.CodeAppointmentPast:        {status: 409, title: "Appointment has started"},
 	shared.CodeCancelCutoffPassed:     {status: 409, title: "Cancellation cutoff passed"},
 	shared.CodeAppointmentCancelled:   {status: 409, title: "Appointment is cancelled"},
+	shared.CodeAppointmentNotStarted:  {status: 409, title: "Appointment has not started"},
+	shared.CodeInsuranceMismatch:      {status: 409, title: "Slot reserved for another insurance"},
 	shared.CodeRateLimited:            {status: 429, title: "Too many booking attempts", retryAfter: 1},
 	shared.CodeUnavailable:            {status: 503, title: "Service unavailable", retryAfter: 1},
 	shared.CodeUnauthorized:           {status: 401, title: "Unauthorized"},

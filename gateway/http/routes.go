@@ -31,6 +31,13 @@ const (
 	routeReschedule
 	routeDoctors
 	routeDoctor
+	routePatientMe
+	routePatientExport
+	routePatientAccessLog
+	routeDoctorAppointments
+	routeDoctorBlock
+	routeDoctorUnblock
+	routeAttendance
 	numRoutes
 )
 
@@ -68,6 +75,15 @@ var routes = [numRoutes]route{
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
+	routePatientMe: {pattern: "/api/patients/me", allow: "GET, HEAD, PUT, DELETE", api: true, maxBody: maxProfileBody,
+		get: onPatients((*patientAPI).getProfile), put: onPatients((*patientAPI).putProfile), delete: onPatients((*patientAPI).erase)},
+	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).export)},
+	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).accessLog)},
+	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody,
+		get: onPractice((*practiceAPI).day), post: onPractice((*practiceAPI).bookForCaller)},
+	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).block)},
+	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).unblock)},
+	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: maxPracticeBody, post: attendance},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -75,13 +91,17 @@ var routes = [numRoutes]route{
 const maxOtherBody = 256
 
 var (
-	appointmentPrefix = []byte("/api/appointments/")
-	doctorPrefix      = []byte("/api/doctors/")
-	slotsSuffix       = []byte("/slots")
-	scheduleSuffix    = []byte("/schedule")
-	waitlistPrefix    = []byte("/api/waitlist/")
-	rescheduleSuffix  = []byte("/reschedule")
-	confirmSuffix     = []byte("/confirm")
+	appointmentPrefix  = []byte("/api/appointments/")
+	doctorPrefix       = []byte("/api/doctors/")
+	slotsSuffix        = []byte("/slots")
+	scheduleSuffix     = []byte("/schedule")
+	waitlistPrefix     = []byte("/api/waitlist/")
+	rescheduleSuffix   = []byte("/reschedule")
+	confirmSuffix      = []byte("/confirm")
+	attendanceSuffix   = []byte("/attendance")
+	appointmentsSuffix = []byte("/appointments")
+	blockSuffix        = []byte("/block")
+	unblockSuffix      = []byte("/unblock")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -102,6 +122,12 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routeDoctors, nil
 	case "/api/waitlist":
 		return routeWaitlist, nil
+	case "/api/patients/me":
+		return routePatientMe, nil
+	case "/api/patients/me/export":
+		return routePatientExport, nil
+	case "/api/patients/me/access-log":
+		return routePatientAccessLog, nil
 	}
 	if id, ok := bytes.CutPrefix(path, waitlistPrefix); ok && isSegment(id) {
 		return routeWaitlistEntry, id
@@ -119,6 +145,9 @@ func matchRoute(path []byte) (routeID, []byte) {
 		if id, ok := bytes.CutSuffix(rest, confirmSuffix); ok && isSegment(id) {
 			return routeConfirm, id
 		}
+		if id, ok := bytes.CutSuffix(rest, attendanceSuffix); ok && isSegment(id) {
+			return routeAttendance, id
+		}
 	}
 	if rest, ok := bytes.CutPrefix(path, doctorPrefix); ok {
 		if isSegment(rest) {
@@ -129,6 +158,20 @@ func matchRoute(path []byte) (routeID, []byte) {
 		}
 		if id, ok := bytes.CutSuffix(rest, scheduleSuffix); ok && isSegment(id) {
 			return routeSchedule, id
+		}
+		return matchDoctorRoute(rest)
+	}
+	return routeOther, nil
+}
+
+// matchDoctorRoute matches the practice's routes under /api/doctors/{doctorId}/.
+func matchDoctorRoute(rest []byte) (routeID, []byte) {
+	for _, r := range []struct {
+		suffix []byte
+		id     routeID
+	}{{appointmentsSuffix, routeDoctorAppointments}, {blockSuffix, routeDoctorBlock}, {unblockSuffix, routeDoctorUnblock}} {
+		if id, ok := bytes.CutSuffix(rest, r.suffix); ok && isSegment(id) {
+			return r.id, id
 		}
 	}
 	return routeOther, nil

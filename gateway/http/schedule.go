@@ -19,20 +19,21 @@ import (
 const maxScheduleBody = 64 << 10
 
 // errNotAdmin is the answer to a patient's token on the schedule route.
-var errNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor's schedule needs an admin token")
+var errNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor's schedule needs an admin token or the doctor's own")
 
-// putSchedule is PUT /api/doctors/{doctorId}/schedule: an admin's weekly
+// putSchedule is PUT /api/doctors/{doctorId}/schedule: an admin's or the
+// doctor's own weekly
 // plan, validated here so that a mistake is a 400 that names it, then applied
 // by a booker, which answers what it created, kept, withdrew and could not
 // withdraw.
 func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who principal, param []byte) {
-	if !who.admin {
-		s.fail(ctx, errNotAdmin)
-		return
-	}
 	doctorID, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		return
+	}
+	if !who.admin && (who.role != roleDoctor || who.doctorID != doctorID) {
+		s.fail(ctx, errNotAdmin)
 		return
 	}
 	plan, err := parsePlan(ctx.PostBody())

@@ -47,6 +47,11 @@ type Config struct {
 	Waitlist gateway.Waitlist
 	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
 	Doctors gateway.DoctorWriter
+	// People carries the patients' and practices' writes to a booker, and
+	// PeopleReads reads profiles, exports and a doctor's day; nil answers
+	// their routes 503.
+	People      gateway.People
+	PeopleReads gateway.PeopleReads
 	// KnownDoctors tells known doctors from unknown numbers for the slot
 	// list; nil lists any number's (empty) day.
 	KnownDoctors gateway.KnownDoctors
@@ -78,6 +83,8 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
+	patients *patientAPI
+	practice *practiceAPI
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
@@ -122,6 +129,8 @@ func NewServer(cfg Config) (*Server, error) {
 			ErrorHandling: promhttp.ContinueOnError,
 		})),
 	}
+	s.patients = &patientAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
+	s.practice = &practiceAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }

@@ -14,7 +14,7 @@ var assetPrefix = []byte(web.AssetPrefix)
 // isWebPath reports whether path is the patient page or one of its files;
 // they are served without a token, the API behind them needs one.
 func isWebPath(path []byte) bool {
-	return string(path) == "/" || bytes.HasPrefix(path, assetPrefix)
+	return string(path) == "/" || string(path) == web.PracticePath || bytes.HasPrefix(path, assetPrefix)
 }
 
 // servePage answers the patient page and its files with headers that keep

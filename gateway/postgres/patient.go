@@ -50,14 +50,14 @@ func (r *Reader) PatientAppointments(ctx context.Context, patientID int64, limit
 }
 
 // doctorSQL reads one doctor's name ($1).
-const doctorSQL = `SELECT id, name, specialty FROM doctor WHERE id = $1`
+const doctorSQL = `SELECT id, name, specialty, address, practice_id FROM doctor WHERE id = $1`
 
 // Doctor reads one doctor; ok is false when it has no row (it may still
 // have slots: only its name is unknown).
 func (r *Reader) Doctor(ctx context.Context, id int64) (gateway.Doctor, bool, error) {
 	d, err := retry(ctx, func(ctx context.Context) (gateway.Doctor, error) {
 		var d gateway.Doctor
-		err := r.pool.QueryRow(ctx, doctorSQL, id).Scan(&d.ID, &d.Name, &d.Specialty)
+		err := r.pool.QueryRow(ctx, doctorSQL, id).Scan(&d.ID, &d.Name, &d.Specialty, &d.Address, &d.PracticeID)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return d, fmt.Errorf("postgres: read doctor: %w", err)
 		}
@@ -69,13 +69,13 @@ func (r *Reader) Doctor(ctx context.Context, id int64) (gateway.Doctor, bool, er
 // Doctors returns up to limit doctors by id.
 func (r *Reader) Doctors(ctx context.Context, limit int) ([]gateway.Doctor, error) {
 	return retry(ctx, func(ctx context.Context) ([]gateway.Doctor, error) {
-		rows, err := r.pool.Query(ctx, `SELECT id, name, specialty FROM doctor ORDER BY id LIMIT $1`, limit)
+		rows, err := r.pool.Query(ctx, `SELECT id, name, specialty, address, practice_id FROM doctor ORDER BY id LIMIT $1`, limit)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: doctors: %w", err)
 		}
 		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.Doctor, error) {
 			var d gateway.Doctor
-			err := row.Scan(&d.ID, &d.Name, &d.Specialty)
+			err := row.Scan(&d.ID, &d.Name, &d.Specialty, &d.Address, &d.PracticeID)
 			return d, err
 		})
 		if err != nil {

@@ -33,13 +33,14 @@ func NewReader(pool *pgxpool.Pool, zone *time.Location, now func() time.Time) *R
 // slotSQL reads one slot ($1).
 const slotSQL = `
             SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00') FROM time_slot WHERE id = $1`
+                   least(greatest(opens_at, '0001-01-01 00:00:00+00'), '9999-12-31 00:00:00+00') -- 'infinity': withdrawn or blocked, never open
+            FROM time_slot WHERE id = $1`
 
 // listSlotsSQL reads a doctor's ($1) bookable slots starting in [$2, $3)
 // and after $4.
 const listSlotsSQL = `
             SELECT id, doctor_id, start_at, end_at, capacity, booked_count,
-                   greatest(opens_at, '0001-01-01 00:00:00+00')
+                   greatest(opens_at, '0001-01-01 00:00:00+00'), coalesce(insurance, '')
             FROM time_slot
             WHERE doctor_id = $1 AND start_at >= $2 AND start_at < $3
               AND start_at > $4 AND booked_count < capacity
@@ -74,7 +75,7 @@ func (r *Reader) ListSlots(ctx context.Context, doctorID int64, day shared.Date)
 		}
 		slots, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.Slot, error) {
 			var sl gateway.Slot
-			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt)
+			err := row.Scan(&sl.ID, &sl.DoctorID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount, &sl.OpensAt, &sl.Insurance)
 			return sl, err
 		})
 		if err != nil {

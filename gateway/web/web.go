@@ -22,8 +22,15 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"img-src 'self'; connect-src 'self'; manifest-src 'self'; base-uri 'none'; " +
 	"form-action 'none'; frame-ancestors 'none'"
 
-// AssetPrefix is where the page's files are served; "/" is the page itself.
+// AssetPrefix is where the pages' files are served; "/" is the patient
+// page itself, PracticePath the practice's day.
 const AssetPrefix = "/assets/"
+
+// PracticePath is where the practice's day (German only) is served.
+const PracticePath = "/praxis"
+
+// pages are the HTML files served at a path of their own, not as assets.
+var pages = map[string]string{"index.html": "/", "praxis.html": PracticePath}
 
 // versionParam is the query parameter that names an asset's content hash in
 // the page's links, so that a changed file gets a new URL.
@@ -78,7 +85,7 @@ func Lookup(p string) (*Asset, bool) {
 // here is a build defect, not a runtime condition.
 func mustLoad() map[string]*Asset {
 	out := map[string]*Asset{}
-	var page []byte
+	html := map[string][]byte{}
 	err := fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -88,20 +95,26 @@ func mustLoad() map[string]*Asset {
 			return err
 		}
 		name := strings.TrimPrefix(p, "static/")
-		if name == "index.html" {
-			page = body
+		if _, ok := pages[name]; ok {
+			html[name] = body
 			return nil
 		}
 		out[AssetPrefix+name] = newAsset(name, body)
 		return nil
 	})
-	if err != nil || page == nil {
-		panic("web: embedded files unreadable or index.html missing")
+	if err != nil || len(html) != len(pages) {
+		panic("web: embedded files unreadable or a page missing")
 	}
+	links := map[string]*Asset{}
 	for p, a := range out {
-		page = bytes.ReplaceAll(page, []byte(`"`+p+`"`), []byte(`"`+p+"?"+versionParam+"="+a.Version+`"`))
+		links[p] = a
 	}
-	out["/"] = newAsset("index.html", page)
+	for name, page := range html {
+		for p, a := range links {
+			page = bytes.ReplaceAll(page, []byte(`"`+p+`"`), []byte(`"`+p+"?"+versionParam+"="+a.Version+`"`))
+		}
+		out[pages[name]] = newAsset(name, page)
+	}
 	return out
 }
 

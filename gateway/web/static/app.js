@@ -86,10 +86,11 @@ window.Termin = (function () {
   }
 
   function show(view, keepFocus) {
-    ['signin', 'book', 'wait', 'result', 'mine'].forEach(function (v) { $('v-' + v).hidden = v !== view; });
+    ['signin', 'book', 'confirm', 'wait', 'result', 'mine', 'profile'].forEach(function (v) { $('v-' + v).hidden = v !== view; });
     state.view = view;
     $('nav-book').setAttribute('aria-current', view === 'book' ? 'page' : 'false');
     $('nav-mine').setAttribute('aria-current', view === 'mine' ? 'page' : 'false');
+    $('nav-profile').setAttribute('aria-current', view === 'profile' ? 'page' : 'false');
     if (view !== 'wait') document.title = t('brand');
     if (!keepFocus) $('v-' + view).querySelector('h1').focus();
   }
@@ -126,8 +127,11 @@ window.Termin = (function () {
     $('lang').addEventListener('click', switchLanguage);
     $('nav-book').addEventListener('click', function () { openBooking(null); });
     $('nav-mine').addEventListener('click', function () { window.TerminMine.open(); });
+    $('nav-profile').addEventListener('click', function () { window.TerminProfile.open(); });
     $('result-mine').addEventListener('click', function () { window.TerminMine.open(); });
     $('result-again').addEventListener('click', function () { openBooking(null); });
+    $('confirm-book').addEventListener('click', confirmChosen);
+    $('confirm-back').addEventListener('click', confirmBack);
     $('signout').addEventListener('click', function () { api.signOut(); signedOut(''); });
     $('signin-form').addEventListener('submit', function (ev) { ev.preventDefault(); trySignIn($('signin-token').value); });
     $('doctor-form').addEventListener('submit', function (ev) {
@@ -194,8 +198,8 @@ window.Termin = (function () {
     if (moving) {
       state.doctor = { id: moving.doctorId, name: moving.doctorName };
       state.date = clinicDay(new Date(moving.startAt));
-      loadSlots();
     }
+    if (state.doctor) loadSlots(); // the times as they are now, one's own marked
     notice('');
     renderBooking();
     show('book');
@@ -230,12 +234,32 @@ window.Termin = (function () {
     state.slots = null;
     state.slotsError = '';
     renderSlots();
-    const r = await api.call('GET', '/api/doctors/' + state.doctor.id + '/slots?date=' + state.date);
+    const doctor = state.doctor.id, date = state.date;
+    const both = await Promise.all([api.call('GET', '/api/doctors/' + doctor + '/slots?date=' + date), api.call('GET', '/api/appointments')]);
+    const r = both[0];
     if (req !== state.slotsReq) return;
     if (r.status === 401) return expired();
-    state.slots = r.ok && r.body && Array.isArray(r.body.slots) ? r.body.slots : [];
+    state.slots = withMine(r.ok && r.body && Array.isArray(r.body.slots) ? r.body.slots : [], both[1], doctor, date);
     state.slotsError = r.ok ? '' : problemText(r);
     renderSlots();
+  }
+
+  // withMine marks the times of the day the patient already holds with
+  // the doctor as theirs, adding those a full slot leaves out of the list:
+  // they are the patient's, not free. A list the server cannot give leaves
+  // the free times as they are.
+  function withMine(slots, own, doctor, date) {
+    const mine = own.ok && own.body && Array.isArray(own.body.appointments) ? own.body.appointments.filter(function (a) {
+      return (a.status === 'BOOKED' || a.status === 'HELD') && a.doctorId === doctor && clinicDay(new Date(a.startAt)) === date;
+    }) : [];
+    const out = slots.map(function (s) {
+      const a = mine.find(function (x) { return x.slotId === s.id; });
+      return a ? Object.assign({}, s, { mine: a.status }) : s;
+    });
+    mine.forEach(function (a) {
+      if (!out.some(function (s) { return s.id === a.slotId; })) out.push({ id: a.slotId, startAt: a.startAt, endAt: a.endAt, mine: a.status });
+    });
+    return out.sort(function (x, y) { return new Date(x.startAt) - new Date(y.startAt); });
   }
 
   function renderBooking() {
@@ -303,6 +327,13 @@ window.Termin = (function () {
 
   // slotButton is one bookable time; a slot not open yet says when it opens.
   function slotButton(s, doctor) {
+    if (s.mine) {
+      const own = t(s.mine === 'HELD' ? 'slotHeldByYou' : 'slotYours');
+      return el('span', { class: 'slot mine', 'data-slot': s.id, 'data-mine': s.mine, 'aria-label': timeOf(s.startAt) + ': ' + own }, [
+        el('span', { class: 'time', text: timeOf(s.startAt) }),
+        el('span', { class: 'sub', text: own })
+      ]);
+    }
     const notes = [];
     if (s.opensAt && new Date(s.opensAt) > new Date()) {
       const same = clinicDay(new Date(s.opensAt)) === clinicDay(new Date());
@@ -318,9 +349,37 @@ window.Termin = (function () {
 
   // --- booking and the waiting room -------------------------------------------
 
-  // pick turns a chosen time into the one pending request of this intent:
-  // choosing the same time again repeats it with the same key.
-  function pick(s, doctor, button) {
+  // pick shows the chosen time, the doctor and the address before anything
+  // is sent: only "Termin verbindlich buchen" sends the booking.
+  function pick(s, doctor) {
+    state.chosen = { s: s, doctor: doctor, back: state.view };
+    const d = state.doctors.find(function (x) { return x.id === doctor.id; }) || doctor;
+    $('confirm-when').textContent = whenOf(s.startAt);
+    $('confirm-doctor').textContent = doctorName(doctor.id, doctor.name) + (d.specialty ? ' (' + d.specialty + ')' : '');
+    $('confirm-address').textContent = d.address || '';
+    $('confirm-address').hidden = $('confirm-address-label').hidden = !d.address;
+    hint('confirm-note', state.moving ? t('reschedFor', { when: whenOf(state.moving.startAt) }) : '');
+    show('confirm');
+  }
+
+  // confirmChosen sends the chosen booking; back returns to the choice.
+  function confirmChosen() {
+    const c = state.chosen;
+    if (!c) return;
+    state.chosen = null;
+    show(c.back === 'result' ? 'result' : 'book', true);
+    send(c.s, c.doctor, document.querySelector('button.slot[data-slot="' + c.s.id + '"]'));
+  }
+
+  function confirmBack() {
+    const c = state.chosen;
+    state.chosen = null;
+    show(c && c.back === 'result' ? 'result' : 'book');
+  }
+
+  // send turns a confirmed time into the one pending request of this
+  // intent: confirming the same time again repeats it with the same key.
+  function send(s, doctor, button) {
     const mv = state.moving;
     const p = api.intend({
       kind: mv ? 'move' : 'book', slotId: s.id, apptId: mv ? mv.id : 0, from: mv ? mv.startAt : '',
@@ -328,7 +387,7 @@ window.Termin = (function () {
       startAt: s.startAt, endAt: s.endAt, opensAt: s.opensAt || '', date: clinicDay(new Date(s.startAt))
     });
     document.querySelectorAll('button.slot').forEach(function (b) { b.disabled = true; });
-    if (button) button.querySelector('.time').textContent = t('sending');
+    if (button && button.querySelector('.time')) button.querySelector('.time').textContent = t('sending');
     follow(p, false);
   }
 

@@ -126,7 +126,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		time.Sleep(time.Until(tg.opensAt.Add(o.after)))
 	}
 	clicked := time.Now()
-	if err := chromedp.Do(page, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-slot="%d"]`, tg.slot)))); err != nil {
+	if err := chromedp.Do(page, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-slot="%d"]`, tg.slot))),
+		chromedp.Click(chromedp.CSS("#confirm-book"))); err != nil { // the page's confirm step sends it
 		return fmt.Errorf("page: click book: %w", err)
 	}
 	return follow(page, o, out, tg, clicked)

@@ -16,9 +16,9 @@ import (
 type envVar struct{ name, value string }
 
 // runEnv is what run.env holds: GW, the gateway's base URL; DB, the
-// database's URL; BOOKER, the booker's admin URL; TOKEN and ADMIN_TOKEN, the
-// development tokens of the demo patient and of an admin (absent when
-// authentication is disabled).
+// database's URL; BOOKER, the booker's admin URL; TOKEN, STAFF_TOKEN and
+// ADMIN_TOKEN, the development tokens of the demo patient, of the demo
+// practice's staff and of an admin (absent when authentication is disabled).
 func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
 	env := []envVar{
 		{"GW", sys.GatewayURL()},
@@ -35,7 +35,8 @@ func runEnv(sys *system.System, dev *system.DevAuth) []envVar {
 		}
 	}
 	if dev != nil {
-		env = append(env, envVar{"TOKEN", dev.PatientToken}, envVar{"ADMIN_TOKEN", dev.AdminToken})
+		env = append(env, envVar{"TOKEN", dev.PatientToken}, envVar{"STAFF_TOKEN", dev.StaffToken},
+			envVar{"ADMIN_TOKEN", dev.AdminToken})
 	}
 	return env
 }
@@ -95,6 +96,7 @@ func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	if dev != nil {
 		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
 		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)
+		fmt.Fprintf(&b, "  practice page (staff of practice %d, $STAFF_TOKEN): %s/praxis#token=%s\n", system.DevPractice, sys.GatewayURL(), dev.StaffToken)
 	} else {
 		fmt.Fprintf(&b, "  AUTH_DISABLED=1: every caller acts as an admin, no token needed\n")
 	}

@@ -1,0 +1,86 @@
+// "My details": the patient's profile with consent per channel, the
+// download of all data held about them, and erasure after a confirmation.
+'use strict';
+
+window.TerminProfile = (function () {
+  const api = window.TerminApi;
+  const T = window.Termin;
+  const $ = function (id) { return document.getElementById(id); };
+
+  function open() {
+    T.notice('');
+    $('pf-erase-ask').hidden = true;
+    T.show('profile');
+    load();
+  }
+
+  async function load() {
+    const r = await api.call('GET', '/api/patients/me');
+    if (r.status === 401) return T.expired();
+    if (!r.ok || !r.body) return T.notice(T.problemText(r), true);
+    fill(r.body);
+  }
+
+  function fill(p) {
+    $('pf-name').value = p.name || '';
+    $('pf-email').value = p.email || '';
+    $('pf-phone').value = p.phone || '';
+    $('pf-language').value = p.language || 'de';
+    $('pf-insurance').value = p.insurance || '';
+    $('pf-consent-email').checked = !!(p.consent && p.consent.email);
+    $('pf-consent-sms').checked = !!(p.consent && p.consent.sms);
+    since('pf-consent-email-at', p.consent && p.consent.email, p.consentAt && p.consentAt.email);
+    since('pf-consent-sms-at', p.consent && p.consent.sms, p.consentAt && p.consentAt.sms);
+  }
+
+  // since says when a channel's consent was last given or withdrawn.
+  function since(id, given, at) {
+    T.hint(id, at ? T.t(given ? 'pfGivenAt' : 'pfWithdrawnAt', { when: T.whenOf(at) }) : '');
+  }
+
+  async function save(ev) {
+    ev.preventDefault();
+    const body = {
+      name: $('pf-name').value.trim(), email: $('pf-email').value.trim(), phone: $('pf-phone').value.trim(),
+      language: $('pf-language').value, insurance: $('pf-insurance').value,
+      consent: { email: $('pf-consent-email').checked, sms: $('pf-consent-sms').checked }
+    };
+    const r = await api.call('PUT', '/api/patients/me', { body: body });
+    if (r.status === 401) return T.expired();
+    if (!r.ok || !r.body) return T.notice(T.problemText(r), true);
+    fill(r.body);
+    T.notice(T.t('pfSaved'));
+  }
+
+  // download fetches the export with the token (a link could not carry it)
+  // and hands it to the browser as a file.
+  async function download() {
+    const r = await api.call('GET', '/api/patients/me/export');
+    if (r.status === 401) return T.expired();
+    if (!r.ok || !r.body) return T.notice(T.problemText(r), true);
+    const url = URL.createObjectURL(new Blob([JSON.stringify(r.body, null, 2)], { type: 'application/json' }));
+    const a = T.el('a', { href: url, download: 'termin-export.json' });
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+  }
+
+  async function erase() {
+    const r = await api.call('DELETE', '/api/patients/me');
+    if (r.status === 401) return T.expired();
+    if (!r.ok) return T.notice(T.problemText(r), true);
+    $('pf-erase-ask').hidden = true;
+    fill({});
+    T.notice(T.t('pfErased'));
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    $('profile-form').addEventListener('submit', save);
+    $('pf-export').addEventListener('click', download);
+    $('pf-erase').addEventListener('click', function () { $('pf-erase-ask').hidden = false; $('pf-erase-yes').focus(); });
+    $('pf-erase-yes').addEventListener('click', erase);
+  });
+
+  return { open: open };
+})();
