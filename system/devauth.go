@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	"termin/gateway/token"
 )
 
 // DevPatient is the patient the development token of `make run` acts for:
@@ -38,19 +38,11 @@ func NewDevAuth(secret []byte) (DevAuth, error) {
 	}
 	d := DevAuth{Secret: secret}
 	var err error
-	if d.PatientToken, err = SignToken(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
+	if d.PatientToken, err = token.Sign(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
 		return DevAuth{}, err
 	}
-	d.AdminToken, err = SignToken(secret, "dev-admin", "admin", devTokenLifetime)
+	d.AdminToken, err = token.Sign(secret, "dev-admin", "admin", devTokenLifetime)
 	return d, err
-}
-
-// SignToken makes an HS256 token for sub and role valid for lifetime.
-func SignToken(secret []byte, sub, role string, lifetime time.Duration) (string, error) {
-	now := time.Now()
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": sub, "role": role, "iat": now.Unix(), "exp": now.Add(lifetime).Unix(),
-	}).SignedString(secret)
 }
 
 // WriteTokens puts the tokens in dir/patient.token and dir/admin.token,

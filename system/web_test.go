@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
+	"termin/gateway/token"
 	"termin/system"
 )
 
@@ -65,7 +66,7 @@ func (w *webStack) link(patient int64) string {
 // postAs books through the page's gateway with the patient's token.
 func (w *webStack) postAs(patient, slot int64, key string) answer {
 	w.t.Helper()
-	tok, err := system.SignToken(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
+	tok, err := token.Sign(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -213,13 +214,13 @@ func TestPatientPage(t *testing.T) {
 		signin := `!document.getElementById('v-signin').hidden && document.getElementById('nav').hidden`
 		p := openTab(t, browser, w.page.URL()+"/")
 		p.waitFor("the sign-in view without a token", signin)
-		expired, err := system.SignToken(w.secret, "109", "patient", -time.Minute)
+		expired, err := token.Sign(w.secret, "109", "patient", -time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p = openTab(t, browser, w.page.URL()+"/#token="+expired)
 		p.waitFor("the sign-in view for an expired token", signin+` && document.getElementById('signin-why').textContent.includes('abgelaufen')`)
-		forged, err := system.SignToken([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
+		forged, err := token.Sign([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}

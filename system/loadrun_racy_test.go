@@ -1,4 +1,4 @@
-package loadtest_test
+package system_test
 
 import (
 	"context"

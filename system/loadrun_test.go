@@ -1,4 +1,4 @@
-package loadtest_test
+package system_test
 
 import (
 	"bytes"
@@ -22,8 +22,6 @@ import (
 	"termin/migrations/pgtest"
 	"termin/system"
 )
-
-var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 // startSystem brings a whole system up in this process on a fresh database:
 // real PostgreSQL, an embedded nats-server, a booker and a gateway on free
