@@ -9,6 +9,7 @@ import (
 
 	"termin/gateway"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 // instantQueue decides every command at once as a new booking and has
@@ -108,7 +109,7 @@ func TestRepeatOfATicketDecidedAfter202ReadsNoRecord(t *testing.T) {
 	}{{false, 0}, {true, 1}} {
 		var res gateway.BookingResult
 		var err error
-		checkFor(t, time.Second, func() error {
+		poll.For(t, time.Second, time.Millisecond, func() error {
 			res, err = front.RequestBooking(t.Context(), request(slot, 5))
 			if err == nil && res.Queued {
 				return fmt.Errorf("repeat %d still 202 (position %d)", i+1, res.Position)
@@ -146,23 +147,6 @@ func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
 	res, err := front.RequestBooking(t.Context(), request(slot, 5))
 	if err != nil || res.Queued || res.Appointment.ID != 9 {
 		t.Fatalf("repeat: %+v, %v; want its command's decision, appointment 9", res, err)
-	}
-}
-
-// checkFor calls fn until it returns nil or timeout passes, and then fails
-// the test with fn's last error.
-func checkFor(t *testing.T, timeout time.Duration, fn func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := fn()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 

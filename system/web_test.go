@@ -83,19 +83,6 @@ func (w *webStack) postAs(patient, slot int64, key string) answer {
 	return a
 }
 
-// rushAs books as a client of the burst does: the same key, again after
-// each Retry-After, until decided; it returns the final status.
-func (w *webStack) rushAs(patient, slot int64, key string) int {
-	for deadline := time.Now().Add(time.Minute); ; {
-		a := w.postAs(patient, slot, key)
-		if (a.status != http.StatusAccepted && a.status != http.StatusServiceUnavailable) || time.Now().After(deadline) {
-			return a.status
-		}
-		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
-		time.Sleep(time.Duration(max(wait, 1)) * time.Second)
-	}
-}
-
 // openingSlot is a slot that opens for booking at opens, as at 7:00.
 func (w *webStack) openingSlot(doctor int64, startAt time.Time, capacity int, opens time.Time) int64 {
 	w.t.Helper()
@@ -422,7 +409,10 @@ func TestPatientPage(t *testing.T) {
 		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 		var wg sync.WaitGroup
 		for i := range rushers {
-			wg.Go(func() { w.rushAs(int64(3000+i), slot, fmt.Sprint("rush-", i)) })
+			wg.Go(func() { // as a client of the burst does: after each Retry-After in full
+				send := func() (answer, error) { return w.postAs(int64(3000+i), slot, fmt.Sprint("rush-", i)), nil }
+				_, _, _ = untilDecided(send, time.Minute, 1)
+			})
 		}
 		p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the page's answer", `!document.getElementById('v-result').hidden`)
