@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/gateway/limit"
+	wroom "termin/gateway/room"
 	"termin/shared"
 	"termin/shared/poll"
 )
@@ -97,7 +99,7 @@ func TestRepeatOfATicketDecidedAfter202ReadsNoRecord(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := &laterQueue{decisions: make(chan shared.Decision)}
 	front := newFront(q, slot, 20*time.Millisecond)
-	front.Limiter = gateway.NewLimiter(1000, 10*time.Second, time.Now) // room for the polls
+	front.Limiter = limit.New(1000, 10*time.Second, time.Now) // room for the polls
 	if res, err := front.RequestBooking(t.Context(), request(slot, 5)); err != nil || !res.Queued {
 		t.Fatalf("first request: %+v, %v; want 202", res, err)
 	}
@@ -154,6 +156,6 @@ func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
 // configuration and a limiter of five requests in ten seconds.
 func newFront(q gateway.Queue, slot gateway.Slot, budget time.Duration) *gateway.Front {
 	return &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: budget,
-		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
-		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+		Room:    wroom.New(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
+		Limiter: limit.New(5, 10*time.Second, time.Now)}
 }

@@ -268,7 +268,7 @@ func TestPatientPage(t *testing.T) {
 		p.waitFor("a repeat of the request", `window.__posts >= 2`)
 		p.waitFor("the countdown to the next repeat", `document.getElementById('wait-state').textContent.includes('Nächste')`)
 		p.screenshot("page-waiting-room")
-		if n := w.page.Front().Limiter.Attempts(102); n != 1 {
+		if n := w.page.Limiter().Attempts(102); n != 1 {
 			t.Errorf("the gateway counted %d booking attempts of patient 102 while the page repeated, want 1", n)
 		}
 		w.startBooker(nil, nil)

@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"crypto/hmac"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"termin/gateway"
+	wroom "termin/gateway/room"
 )
 
 // TestLotteryIsUniform: over 12,000 openings, the place a given patient
@@ -21,10 +21,10 @@ func TestLotteryIsUniform(t *testing.T) {
 	base := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
 	place, winner := make([]int, entrants), make([]int, entrants)
 	for d := range draws {
-		secret := gateway.OpeningSecret("common secret", int64(1+d%7), base.Add(time.Duration(d)*24*time.Hour))
+		secret := wroom.OpeningSecret("common secret", int64(1+d%7), base.Add(time.Duration(d)*24*time.Hour))
 		patients := []int64{101, 202, 303, 404, 505, 606, 707, 808, 909, 1010}
 		slices.SortFunc(patients, func(a, b int64) int {
-			ra, rb := gateway.LotteryRank(secret, a), gateway.LotteryRank(secret, b)
+			ra, rb := wroom.LotteryRank(secret, a), wroom.LotteryRank(secret, b)
 			switch {
 			case ra < rb:
 				return -1
@@ -56,20 +56,20 @@ func chiSquared(counts []int, expected float64) float64 {
 // instant or common secret gives another draw.
 func TestLotteryDependsOnTheOpeningAndPatientOnly(t *testing.T) {
 	at := time.Date(2026, 12, 4, 6, 0, 0, 0, time.UTC)
-	s := gateway.OpeningSecret("k", 42, at)
-	if !slices.Equal(s, gateway.OpeningSecret("k", 42, at.In(time.FixedZone("CET", 3600)))) {
+	s := wroom.OpeningSecret("k", 42, at)
+	if !slices.Equal(s, wroom.OpeningSecret("k", 42, at.In(time.FixedZone("CET", 3600)))) {
 		t.Error("the same opening in another zone has another secret")
 	}
 	for name, other := range map[string][]byte{
-		"another doctor":        gateway.OpeningSecret("k", 43, at),
-		"another instant":       gateway.OpeningSecret("k", 42, at.Add(time.Microsecond)),
-		"another common secret": gateway.OpeningSecret("k2", 42, at),
+		"another doctor":        wroom.OpeningSecret("k", 43, at),
+		"another instant":       wroom.OpeningSecret("k", 42, at.Add(time.Microsecond)),
+		"another common secret": wroom.OpeningSecret("k2", 42, at),
 	} {
-		if slices.Equal(s, other) || gateway.LotteryRank(s, 7) == gateway.LotteryRank(other, 7) {
+		if slices.Equal(s, other) || wroom.LotteryRank(s, 7) == wroom.LotteryRank(other, 7) {
 			t.Errorf("%s draws the same", name)
 		}
 	}
-	if gateway.LotteryRank(s, 7) != binary.BigEndian.Uint64(rankBytes(s, 7)) {
+	if wroom.LotteryRank(s, 7) != binary.BigEndian.Uint64(rankBytes(s, 7)) {
 		t.Error("rank is not the first 8 bytes of HMAC-SHA256(opening secret, patient)")
 	}
 }

@@ -1,28 +1,14 @@
-package gateway
+// Package limit holds the gateway's per-patient limit on booking attempts:
+// a sliding window per patient, decided locally and without allocating, and
+// kept in step across gateways by the attempts they exchange.
+package limit
 
 import (
-	"errors"
 	"sync"
 	"time"
+
+	"termin/gateway"
 )
-
-// RateLimitedError is ErrRateLimited with the time until the patient's next
-// attempt is allowed, which the answer's Retry-After carries.
-type RateLimitedError struct{ Wait time.Duration }
-
-func (e *RateLimitedError) Error() string             { return ErrRateLimited.Error() }
-func (e *RateLimitedError) Unwrap() error             { return ErrRateLimited }
-func (e *RateLimitedError) RetryAfter() time.Duration { return e.Wait }
-
-// Is lets errors.Is(err, ErrRateLimited) hold.
-func (e *RateLimitedError) Is(target error) bool { return errors.Is(ErrRateLimited, target) }
-
-// Attempt is one booking attempt of a patient: a new idempotency key, hashed.
-type Attempt struct {
-	Patient int64
-	Key     uint64
-	At      int64 // unix nanoseconds
-}
 
 // Limiter allows each patient a number of booking attempts in a sliding
 // window. Decisions are local and allocation-free, so refusing a patient who
@@ -38,8 +24,8 @@ type Limiter struct {
 	// flood of ids may cost one patient a fresh window, never the memory.
 	MaxPatients int
 	mu          sync.Mutex
-	seen        map[int64][]Attempt // the patient's latest attempts, at most limit
-	outbox      []Attempt
+	seen        map[int64][]gateway.Attempt // the patient's latest attempts, at most limit
+	outbox      []gateway.Attempt
 }
 
 // DefaultMaxPatients is far above the patients active in one window at an
@@ -50,10 +36,10 @@ const DefaultMaxPatients = 1 << 20
 // may be dated: the replicas' clock difference, not a day.
 const maxSkew = 2 * time.Second
 
-// NewLimiter allows limit attempts per window as the clock now tells time; a
+// New allows limit attempts per window as the clock now tells time; a
 // limit of 0 or less allows all.
-func NewLimiter(limit int, window time.Duration, now func() time.Time) *Limiter {
-	return &Limiter{limit: limit, window: window, now: now, MaxPatients: DefaultMaxPatients, seen: make(map[int64][]Attempt)}
+func New(limit int, window time.Duration, now func() time.Time) *Limiter {
+	return &Limiter{limit: limit, window: window, now: now, MaxPatients: DefaultMaxPatients, seen: make(map[int64][]gateway.Attempt)}
 }
 
 // Allow decides an attempt of patient with the hashed key; when it refuses,
@@ -84,7 +70,7 @@ func (l *Limiter) Allow(patient int64, key uint64) (bool, time.Duration) {
 	if ring == nil {
 		l.makeRoomLocked(now)
 	}
-	a := Attempt{Patient: patient, Key: key, At: now}
+	a := gateway.Attempt{Patient: patient, Key: key, At: now}
 	l.record(ring, oldest, a)
 	l.outbox = append(l.outbox, a)
 	return true, 0
@@ -107,7 +93,7 @@ func (l *Limiter) Seen(patient int64, key uint64) bool {
 // be one is dropped: a patient id that is not positive, or a time outside the
 // window as this clock sees it (a forged date ahead would lock a patient out
 // until then).
-func (l *Limiter) Observe(a Attempt) {
+func (l *Limiter) Observe(a gateway.Attempt) {
 	now := l.now().UnixNano()
 	if l.limit <= 0 || a.Patient <= 0 || a.At > now+int64(maxSkew) || a.At <= now-int64(l.window) {
 		return
@@ -130,7 +116,7 @@ func (l *Limiter) Observe(a Attempt) {
 	l.record(ring, oldest, a)
 }
 
-func (l *Limiter) record(ring []Attempt, oldest int, a Attempt) {
+func (l *Limiter) record(ring []gateway.Attempt, oldest int, a gateway.Attempt) {
 	if len(ring) < l.limit {
 		l.seen[a.Patient] = append(ring, a)
 		return
@@ -161,7 +147,7 @@ func (l *Limiter) Patients() int {
 }
 
 // Outbox hands over the attempts allowed here since the last call, appended to buf.
-func (l *Limiter) Outbox(buf []Attempt) []Attempt {
+func (l *Limiter) Outbox(buf []gateway.Attempt) []gateway.Attempt {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	buf = append(buf, l.outbox...)
@@ -188,16 +174,6 @@ func (l *Limiter) sweepLocked(cutoff int64) {
 			delete(l.seen, p)
 		}
 	}
-}
-
-// HashKey hashes an idempotency key (FNV-1a, 64 bits) without allocating.
-func HashKey(key string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(key); i++ {
-		h ^= uint64(key[i])
-		h *= 1099511628211
-	}
-	return h
 }
 
 // Attempts counts the patient's attempts in the current window, wherever they

@@ -1,4 +1,4 @@
-package gateway
+package room
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"log/slog"
 	"slices"
 	"strconv"
 	"time"
@@ -42,24 +43,26 @@ func LotteryRank(openingSecret []byte, patientID int64) uint64 {
 func (r *Room) open(ln *line) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.drawLocked(ln)
+	ln.draw(r.cfg.Secret, r.log)
 	r.admitLocked(ln)
 }
 
-// drawLocked puts the pre-queue, in its lottery order, ahead of the line.
-func (r *Room) drawLocked(ln *line) {
+// draw puts the pre-queue, in its lottery order under the gateways' common
+// secret, ahead of the line, and logs the opening's own secret. Called under
+// the room's lock.
+func (ln *line) draw(secret string, log *slog.Logger) {
 	if len(ln.pre) > 0 {
-		doctor := ln.pre[0].DoctorID
-		secret := OpeningSecret(r.cfg.Secret, doctor, ln.opensAt)
-		rank := make(map[*Ticket]uint64, len(ln.pre))
+		doctor := ln.pre[0].doctorID
+		opening := OpeningSecret(secret, doctor, ln.opensAt)
+		rank := make(map[*ticket]uint64, len(ln.pre))
 		for _, t := range ln.pre {
-			rank[t] = LotteryRank(secret, t.Request.PatientID)
+			rank[t] = LotteryRank(opening, t.req.PatientID)
 		}
-		slices.SortFunc(ln.pre, func(a, b *Ticket) int {
-			return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a.Request.PatientID, b.Request.PatientID))
+		slices.SortFunc(ln.pre, func(a, b *ticket) int {
+			return cmp.Or(cmp.Compare(rank[a], rank[b]), cmp.Compare(a.req.PatientID, b.req.PatientID))
 		})
-		r.log.Info("opening lottery", "slot", ln.slotID, "doctor", doctor, "opens_at", ln.opensAt,
-			"opening_secret", hex.EncodeToString(secret), "entrants", len(ln.pre))
+		log.Info("opening lottery", "slot", ln.slotID, "doctor", doctor, "opens_at", ln.opensAt,
+			"opening_secret", hex.EncodeToString(opening), "entrants", len(ln.pre))
 	}
 	for _, t := range ln.pre {
 		t.pre = false

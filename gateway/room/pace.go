@@ -1,4 +1,4 @@
-package gateway
+package room
 
 import "time"
 
@@ -57,7 +57,7 @@ const maxStarvedRetry = 5 * time.Second
 // 5,000 clicks/s on two cores the clients ran out of connections.
 // ok is false for a ticket admitted or in a line that is not starved, and
 // while the gateway's pace is not measured yet. Called under r.mu.
-func (r *Room) starvedEta(t *Ticket) (time.Duration, bool) {
+func (r *Room) starvedEta(t *ticket) (time.Duration, bool) {
 	if !t.line.starved || t.admitted || r.pace.rate <= 0 || r.decided(t) {
 		return 0, false
 	}

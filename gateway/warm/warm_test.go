@@ -1,12 +1,16 @@
-package gateway_test
+package warm_test
 
 import (
 	"context"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
+	"termin/gateway/warm"
+	"termin/shared"
 )
 
 // countingSource is a slot source that counts its reads: each is a database
@@ -64,9 +68,9 @@ func TestWarmedOpeningNeedsNoReads(t *testing.T) {
 	opensAt := time.Now().Add(time.Minute).Truncate(time.Second)
 	src := openingSource(50, opensAt)
 	cache := gateway.NewSlotCache(src, time.Minute, 1000)
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
-	w := &gateway.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second,
-		Log: quiet()}
+	room := wroom.New(gateway.DefaultRoomConfig(), idleQueue{}, gateway.SlotSourceFunc(cache.Recent), slog.New(slog.DiscardHandler))
+	w := &warm.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second,
+		Log: slog.New(slog.DiscardHandler)}
 	if err := w.Warm(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func TestWarmedOpeningNeedsNoReads(t *testing.T) {
 		if err != nil || slot.OpensAt != opensAt {
 			t.Fatalf("slot %d: %+v, %v", id+1, slot, err)
 		}
-		if _, err := room.Join(t.Context(), slot, request(slot, id)); err != nil {
+		if _, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: slot.ID, PatientID: id, IdempotencyKey: "k"}); err != nil {
 			t.Fatalf("join slot %d: %v", id+1, err)
 		}
 	}
@@ -95,12 +99,12 @@ func TestWarmedOpeningNeedsNoReads(t *testing.T) {
 func TestFreshSlotIsReadOnce(t *testing.T) {
 	src := openingSource(1, time.Now().Add(-time.Hour))
 	cache := gateway.NewSlotCache(src, time.Minute, 1000)
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
+	room := wroom.New(gateway.DefaultRoomConfig(), idleQueue{}, gateway.SlotSourceFunc(cache.Recent), slog.New(slog.DiscardHandler))
 	slot, err := cache.Slot(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := room.Join(t.Context(), slot, request(slot, 1)); err != nil {
+	if _, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: slot.ID, PatientID: 1, IdempotencyKey: "k"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := src.reads.Load(); n != 1 {
@@ -115,8 +119,8 @@ func TestSlotsAddedToAWarmOpeningAreWarmedToo(t *testing.T) {
 	opensAt := time.Now().Add(time.Minute).Truncate(time.Second)
 	src := openingSource(5, opensAt)
 	cache := gateway.NewSlotCache(src, time.Minute, 1000)
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), &slowQueue{}, gateway.SlotSourceFunc(cache.Recent), quiet())
-	w := &gateway.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second, Log: quiet()}
+	room := wroom.New(gateway.DefaultRoomConfig(), idleQueue{}, gateway.SlotSourceFunc(cache.Recent), slog.New(slog.DiscardHandler))
+	w := &warm.Warmer{Source: src, Cache: cache, Room: room, Ahead: 10 * time.Minute, Every: time.Second, Log: slog.New(slog.DiscardHandler)}
 	if err := w.Warm(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -134,4 +138,11 @@ func TestSlotsAddedToAWarmOpeningAreWarmedToo(t *testing.T) {
 	if n := src.reads.Load(); n != 0 {
 		t.Errorf("%d slots read one by one after two looks at the opening, want 0", n)
 	}
+}
+
+// idleQueue takes every command and decides none: these tests count reads.
+type idleQueue struct{}
+
+func (idleQueue) Submit(context.Context, int64, string, shared.Command) (<-chan shared.Decision, error) {
+	return nil, nil // a nil channel: no decision ever arrives
 }

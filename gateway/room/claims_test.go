@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared"
 	"termin/shared/poll"
 )
@@ -90,11 +91,11 @@ func TestKeysAtTwoRoomsAtOnceHoldOnePlace(t *testing.T) {
 	record := newMemPlaces()
 	cfg := gateway.DefaultRoomConfig()
 	cfg.Margin = 1000
-	a, qa := newRoomNamed(t, slot, cfg, "a", gateway.WithPlaceRecord(record))
-	b, qb := newRoomNamed(t, slot, cfg, "b", gateway.WithPlaceRecord(record))
-	rooms := []*gateway.Room{a, b}
+	a, qa := newRoomNamed(t, slot, cfg, "a", wroom.WithPlaceRecord(record))
+	b, qb := newRoomNamed(t, slot, cfg, "b", wroom.WithPlaceRecord(record))
+	rooms := []*wroom.Room{a, b}
 	const patients = 200
-	tickets := make([][2]*gateway.Ticket, patients)
+	tickets := make([][2]gateway.Ticket, patients)
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for p := range patients {
@@ -165,10 +166,10 @@ func TestAPlaceThatIsOverIsClaimedAgain(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			record := newMemPlaces()
 			clk := &clock{t: time.Now()}
-			holder, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
-			room, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record), gateway.WithClock(clk.now))
-			clk.advance(3 * time.Second)                               // b has listened long enough to know every live gateway
-			exchange(map[string]*gateway.Room{"a": holder, "b": room}) // b hears a: a is live
+			holder, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", wroom.WithPlaceRecord(record))
+			room, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", wroom.WithPlaceRecord(record), wroom.WithClock(clk.now))
+			clk.advance(3 * time.Second)                             // b has listened long enough to know every live gateway
+			exchange(map[string]*wroom.Room{"a": holder, "b": room}) // b hears a: a is live
 			first, err := holder.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "x"})
 			if err != nil || first.Following() != "" {
 				t.Fatalf("the first key: %v, following %q", err, first.Following())
@@ -194,10 +195,10 @@ func TestARefusedPlaceIsReleased(t *testing.T) {
 	opens := time.Now().Add(5 * time.Minute)
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
 	record := newMemPlaces()
-	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
-	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record))
-	exchange(map[string]*gateway.Room{"a": a, "b": b})
-	join := func(r *gateway.Room, key string) *gateway.Ticket {
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", wroom.WithPlaceRecord(record))
+	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", wroom.WithPlaceRecord(record))
+	exchange(map[string]*wroom.Room{"a": a, "b": b})
+	join := func(r *wroom.Room, key string) gateway.Ticket {
 		t.Helper()
 		tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: key})
 		if err != nil {
@@ -208,7 +209,7 @@ func TestARefusedPlaceIsReleased(t *testing.T) {
 	join(a, "x")
 	follower := join(b, "y")
 	a.SlotState(shared.SlotState{SlotID: 1, Left: 0}) // fills: a refuses its pre-queue
-	b.PeerPlaces("a", a.Places(nil))
+	b.Exchange().PeerPlaces("a", a.Exchange().Places(nil))
 	if d, _ := follower.Decision(); d.Code != shared.CodeSlotFull {
 		t.Errorf("the follower got %q, want its place's SLOT_FULL", d.Code)
 	}
@@ -236,14 +237,14 @@ func TestAPlaceToldEndedIsClaimedAgain(t *testing.T) {
 	opens := time.Now().Add(5 * time.Minute)
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
 	record := keepPlaces{newMemPlaces()}
-	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
-	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", gateway.WithPlaceRecord(record))
-	exchange(map[string]*gateway.Room{"a": a, "b": b})
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", wroom.WithPlaceRecord(record))
+	b, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "b", wroom.WithPlaceRecord(record))
+	exchange(map[string]*wroom.Room{"a": a, "b": b})
 	if _, err := a.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	a.SlotState(shared.SlotState{SlotID: 1, Left: 0}) // fills: a refuses the place, and its release is lost
-	b.PeerPlaces("a", a.Places(nil))
+	b.Exchange().PeerPlaces("a", a.Exchange().Places(nil))
 	a.SlotState(shared.SlotState{SlotID: 1, Left: 1}) // a place again
 	b.SlotState(shared.SlotState{SlotID: 1, Left: 1})
 	later, err := b.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "y"})
@@ -271,7 +272,7 @@ func TestAFailedClaimIsUnavailable(t *testing.T) {
 	opened := time.Now().Add(-time.Minute)
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opened.Add(24 * time.Hour), Capacity: 5, OpensAt: opened}
 	record := failingReplace{newMemPlaces()}
-	room, q := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record))
+	room, q := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", wroom.WithPlaceRecord(record))
 	_, _ = record.Claim(t.Context(), gateway.Place{Patient: 7, Doctor: 42, OpensAt: opened.UnixMicro(), Gateway: "a", Key: "old"})
 	tk, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: "new"})
 	if err != nil {
@@ -294,8 +295,8 @@ func TestALoneGatewayClaimsNothing(t *testing.T) {
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 5, OpensAt: opens}
 	record := newMemPlaces()
 	var offset atomic.Int64
-	clock := gateway.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
-	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", gateway.WithPlaceRecord(record), clock)
+	clock := wroom.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+	a, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a", wroom.WithPlaceRecord(record), clock)
 	join := func(patient int64) {
 		t.Helper()
 		tk, err := a.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: patient, IdempotencyKey: "k"})
@@ -315,7 +316,7 @@ func TestALoneGatewayClaimsNothing(t *testing.T) {
 	poll.For(t, 5*time.Second, 5*time.Millisecond, claimed(1))
 	offset.Store(int64(3 * time.Second))
 	join(2) // heard nobody since it started
-	a.PeerLoads("b", nil, true)
+	a.Exchange().PeerLoads("b", nil, true)
 	join(3) // another gateway is there
 	poll.For(t, 5*time.Second, 5*time.Millisecond, claimed(3))
 	if _, ok := record.holder(2); ok {
@@ -334,11 +335,11 @@ func TestAPlaceTakenAloneYieldsToAClaimedOne(t *testing.T) {
 		t.Run(names[0]+" alone", func(t *testing.T) {
 			record := newMemPlaces()
 			var offset atomic.Int64
-			later := gateway.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
-			lone, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[0], gateway.WithPlaceRecord(record), later)
+			later := wroom.WithClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+			lone, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[0], wroom.WithPlaceRecord(record), later)
 			offset.Store(int64(3 * time.Second)) // the lone gateway has listened long enough
-			newcomer, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[1], gateway.WithPlaceRecord(record))
-			join := func(r *gateway.Room, key string) *gateway.Ticket {
+			newcomer, _ := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), names[1], wroom.WithPlaceRecord(record))
+			join := func(r *wroom.Room, key string) gateway.Ticket {
 				t.Helper()
 				tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: 7, IdempotencyKey: key})
 				if err != nil {
@@ -354,8 +355,8 @@ func TestAPlaceTakenAloneYieldsToAClaimedOne(t *testing.T) {
 				}
 				return nil
 			})
-			lone.PeerPlaces(names[1], newcomer.Places(nil))
-			newcomer.PeerPlaces(names[0], lone.Places(nil))
+			lone.Exchange().PeerPlaces(names[1], newcomer.Exchange().Places(nil))
+			newcomer.Exchange().PeerPlaces(names[0], lone.Exchange().Places(nil))
 			if unclaimed.Following() != "y" || claimed.Following() != "" {
 				t.Errorf("the unclaimed place follows %q and the claimed one %q; want the unclaimed to follow y, the claimed to hold",
 					unclaimed.Following(), claimed.Following())

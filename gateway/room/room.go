@@ -1,9 +1,14 @@
-package gateway
+// Package room is the gateway's virtual waiting room: per slot a line whose
+// requests go into the durable queue only as places can still be had, a
+// pre-queue drawn by lottery at the opening, and the refusal of everyone
+// still waiting once the slot is full. Its Exchange shares each slot's
+// admissions and each patient's one place per opening with the other
+// gateways. Front (in the gateway's root) talks to it through the
+// gateway.WaitingRoom port; gateway/app wires it to its adapters.
+package room
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,88 +16,33 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/singleflight"
+	"termin/gateway"
 	"termin/shared"
+
+	"golang.org/x/sync/singleflight"
 )
-
-// RoomConfig bounds the waiting room.
-type RoomConfig struct {
-	// Margin is how many requests beyond the places left may be in the queue
-	// for one slot at once; the rest wait here, in arrival order.
-	Margin int
-	// MaxTickets bounds the gateway's memory: past it new requests get 503.
-	MaxTickets int
-	// MaxInflight bounds the commands this gateway has in the queue at once,
-	// over all slots. Past the booker's pace, more in the queue only costs
-	// stream writes and repeats; the rest wait here, where a repeat is cheap.
-	// The default matches the consumer's MaxAckPending: more in the queue than
-	// the bookers may hold at once gains nothing.
-	MaxInflight int
-	// FullFor is how long a full mark lasts without a refresh, so a lost
-	// announcement cannot keep a slot closed for ever.
-	FullFor time.Duration
-	// PreWindow is how long before a slot opens requests may join its pre-queue.
-	PreWindow time.Duration
-	// Secret is the lottery secret common to all gateways: each opening's
-	// draw is derived from it (see OpeningSecret), so that every gateway
-	// ranks a patient alike. It is never logged; each opening's own secret
-	// is, once the opening has come.
-	Secret string
-	// MaxLines bounds the slots the room keeps state for; 0 means
-	// DefaultMaxLines. Past it, a full mark announced for a slot the room has
-	// not seen is not kept (a mark only saves a queue round trip).
-	MaxLines int
-}
-
-// DefaultMaxLines is far above the slots of one opening (80,000 for 2,000
-// doctors with 40 slots), at a few hundred bytes each.
-const DefaultMaxLines = 500_000
-
-// DefaultRoomConfig is the waiting room of a gateway at a 7:00 opening.
-func DefaultRoomConfig() RoomConfig {
-	return RoomConfig{Margin: 4, MaxTickets: 200_000, MaxInflight: 4096, FullFor: 30 * time.Second,
-		PreWindow: 10 * time.Minute, Secret: randomSecret()}
-}
-
-// randomSecret is a lottery secret of this gateway alone: enough for one
-// gateway; several must be given a common one.
-func randomSecret() string {
-	b := make([]byte, 32)
-	_, _ = crand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // Room is the virtual waiting room in front of the queue. Per slot it lets at
 // most (places left + margin) requests into the queue at once; the others wait
 // in arrival order and are admitted as decisions come back. When the slot
 // fills, every request still waiting is refused at once. Requests that arrive
 // shortly before the slot opens join a pre-queue that is admitted in a seeded
-// random order at the opening.
+// random order at the opening. What it shares with the other gateways (their
+// loads, each patient's one place per opening) is its Exchange's, under the
+// same lock.
 type Room struct {
-	cfg     RoomConfig
-	queue   Submitter
-	slots   SlotSource
+	cfg     gateway.RoomConfig
+	queue   gateway.Submitter
+	slots   gateway.SlotSource
 	log     *slog.Logger
 	now     func() time.Time
 	mu      sync.Mutex
 	lines   map[int64]*line
-	tickets map[ticketID]*Ticket
+	tickets map[ticketID]*ticket
 	// openings holds each patient's undecided ticket per opening.
-	openings map[openingID]*Ticket
-	// name and peers: this gateway among the others, and their loads.
-	name    string
-	peers   map[string]*peer
-	dirty   []*line            // lines whose demand changed since the loads were last told
-	newPeer bool               // a gateway appeared: tell it every load
-	active  map[int64]LineLoad // loads of the lines holding requests, as of the last Loads
-	// remote holds the places other gateways told of; following, the
-	// tickets here that wait for one of them; notes, what to tell them.
-	remote    map[openingID]remotePlace
-	following map[openingID][]*Ticket
-	notes     []PlaceNote
-	// places, when set, decides across gateways which key holds a place.
-	places      PlaceRecord
-	placesSince time.Time
+	openings map[openingID]*ticket
+	// ex is this gateway among the others: their loads and places.
+	ex *Exchange
 	// inflight counts admitted, undecided tickets; starved are the lines that
 	// have room but wait for the gateway-wide bound, in the order they hit it.
 	// starvedIn and starvedOut count the lines that ever joined and left it.
@@ -107,43 +57,49 @@ type Room struct {
 	walkedAt time.Time
 }
 
-// Submitter is the room's way into the durable queue: it puts a command on
-// its doctor's subject. The channel yields the command's decision once,
-// however long that takes, or is closed if none comes.
-type Submitter interface {
-	Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error)
-}
+var _ gateway.WaitingRoom = (*Room)(nil)
 
-// RoomOption changes how a room is made.
-type RoomOption func(*Room)
+// Option changes how a room is made.
+type Option func(*Room)
 
 // WithClock gives the room another clock than time.Now, so that a test can
 // move through an opening or a full mark's lifetime without waiting.
-func WithClock(now func() time.Time) RoomOption { return func(r *Room) { r.now = now } }
+func WithClock(now func() time.Time) Option { return func(r *Room) { r.now = now } }
 
-// NewRoom makes a waiting room: queue takes the admitted requests, slots
+// New makes a waiting room: queue takes the admitted requests, slots
 // reads a slot's places when the room does not know them. Those places must
 // be fresh (read within about a second): they are what the room admits by.
-func NewRoom(cfg RoomConfig, queue Submitter, slots SlotSource, log *slog.Logger, opts ...RoomOption) *Room {
-	if cfg == (RoomConfig{}) {
-		cfg = DefaultRoomConfig()
+func New(cfg gateway.RoomConfig, queue gateway.Submitter, slots gateway.SlotSource, log *slog.Logger, opts ...Option) *Room {
+	if cfg == (gateway.RoomConfig{}) {
+		cfg = gateway.DefaultRoomConfig()
 	}
 	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
-		lines: make(map[int64]*line), tickets: make(map[ticketID]*Ticket),
-		openings: make(map[openingID]*Ticket), peers: make(map[string]*peer),
-		remote: make(map[openingID]remotePlace), following: make(map[openingID][]*Ticket),
-		active: make(map[int64]LineLoad)}
+		lines: make(map[int64]*line), tickets: make(map[ticketID]*ticket),
+		openings: make(map[openingID]*ticket)}
+	r.ex = newExchange(r)
 	for _, o := range opts {
 		o(r)
 	}
-	r.placesSince = r.now()
+	r.ex.placesSince = r.now()
 	return r
 }
 
+// Exchange is the room's side of what the gateways tell each other: their
+// loads on each line and each patient's place in an opening.
+func (r *Room) Exchange() *Exchange { return r.ex }
+
 // Join finds the request's ticket or gives it a new one at the end of its
 // slot's line, admitting whoever may go into the queue now.
-func (r *Room) Join(ctx context.Context, slot Slot, req BookRequest) (*Ticket, error) {
+func (r *Room) Join(ctx context.Context, slot gateway.Slot, req gateway.BookRequest) (gateway.Ticket, error) {
+	t, err := r.join(ctx, slot, req)
+	if err != nil {
+		return nil, err // not a nil *ticket in a non-nil gateway.Ticket
+	}
+	return t, nil
+}
+
+func (r *Room) join(ctx context.Context, slot gateway.Slot, req gateway.BookRequest) (*ticket, error) {
 	id := ticketID{req.PatientID, req.IdempotencyKey}
 	for range 3 {
 		r.mu.Lock()
@@ -164,17 +120,17 @@ func (r *Room) Join(ctx context.Context, slot Slot, req BookRequest) (*Ticket, e
 			return nil, err
 		}
 	}
-	return nil, ErrUnavailable // the line vanished again and again: let the client repeat
+	return nil, gateway.ErrUnavailable // the line vanished again and again: let the client repeat
 }
 
 // enterLocked puts a new ticket in the line (or its pre-queue).
-func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*Ticket, error) {
+func (r *Room) enterLocked(ln *line, slot gateway.Slot, req gateway.BookRequest, id ticketID) (*ticket, error) {
 	now := r.now()
 	switch {
 	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
-		return nil, ErrSlotClosed
+		return nil, gateway.ErrSlotClosed
 	case len(r.tickets) >= r.cfg.MaxTickets:
-		return nil, ErrUnavailable
+		return nil, gateway.ErrUnavailable
 	}
 	oid, inOpen := openingOf(ln, slot.DoctorID, req.PatientID)
 	if held := r.openings[oid]; inOpen && held != nil {
@@ -183,20 +139,20 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 		r.tickets[id] = held
 		return held, nil
 	}
-	if rp, ok := r.heldRemote(oid); inOpen && ok {
-		return r.followLocked(ln, req, id, slot.DoctorID, oid, rp), nil
+	if rp, ok := r.ex.heldRemote(oid); inOpen && ok {
+		return r.ex.followLocked(ln, req, id, slot.DoctorID, oid, rp), nil
 	}
-	t := &Ticket{id: id, line: ln, Request: req, DoctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
+	t := &ticket{id: id, room: r, line: ln, req: req, doctorID: slot.DoctorID, done: make(chan struct{}), madeAt: now,
 		opening: oid, inOpen: inOpen}
 	r.tickets[id] = t
 	if inOpen {
 		r.openings[oid] = t
-		if r.places != nil && !r.aloneLocked() {
+		if r.ex.places != nil && !r.ex.aloneLocked() {
 			t.claiming = make(chan struct{})
-			go r.claim(t) // lined up once the gateways' record gives it the place
+			go r.ex.claim(t) // lined up once the gateways' record gives it the place
 			return t, nil
 		}
-		r.noteLocked(t, "")
+		r.ex.noteLocked(t, "")
 	}
 	r.lineUpLocked(ln, t)
 	return t, nil
@@ -204,7 +160,7 @@ func (r *Room) enterLocked(ln *line, slot Slot, req BookRequest, id ticketID) (*
 
 // lineUpLocked puts a ticket holding its place at the end of its line, or of
 // the line's pre-queue before the opening.
-func (r *Room) lineUpLocked(ln *line, t *Ticket) {
+func (r *Room) lineUpLocked(ln *line, t *ticket) {
 	now := r.now()
 	if now.Before(ln.opensAt) {
 		t.pre = true
@@ -216,7 +172,7 @@ func (r *Room) lineUpLocked(ln *line, t *Ticket) {
 		t.seq = ln.admitted + len(ln.waiting)
 		ln.waiting = append(ln.waiting, t)
 	}
-	r.touchLocked(ln)
+	r.ex.touchLocked(ln)
 	r.admitLocked(ln)
 }
 
@@ -262,7 +218,7 @@ func (r *Room) admitLocked(ln *line) {
 	if len(ln.pre) > 0 {
 		// Open, and its timer has not drawn the pre-queue yet: a click after
 		// the opening must not pass those who waited for it.
-		r.drawLocked(ln)
+		ln.draw(r.cfg.Secret, r.log)
 	}
 	// With no place left the margin still lets a few through: the booker then
 	// gives the precise answer (a holder's new key is ALREADY_BOOKED, not full).
@@ -270,8 +226,8 @@ func (r *Room) admitLocked(ln *line) {
 		return
 	}
 	limit := ln.left + r.cfg.Margin
-	if len(r.peers) > 0 {
-		limit = r.shareLocked(ln, limit)
+	if len(r.ex.peers) > 0 {
+		limit = r.ex.shareLocked(ln, limit)
 	}
 	for len(ln.waiting) > 0 && len(ln.inflight) < limit {
 		if r.cfg.MaxInflight > 0 && r.inflight >= r.cfg.MaxInflight {
@@ -290,7 +246,7 @@ func (r *Room) admitLocked(ln *line) {
 		}
 		t.admitted = true
 		ln.inflight = append(ln.inflight, t)
-		r.touchLocked(ln) // the others count this gateway's commands out
+		r.ex.touchLocked(ln) // the others count this gateway's commands out
 		r.inflight++
 		go r.enqueue(t)
 	}
@@ -299,16 +255,16 @@ func (r *Room) admitLocked(ln *line) {
 // enqueue puts an admitted ticket's command in the queue and waits for its
 // decision, however long that takes: the ticket outlives the HTTP request
 // that made it, and the next requests are admitted as it is decided.
-func (r *Room) enqueue(t *Ticket) {
-	req := t.Request
-	ch, err := r.submit(t.DoctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), req.command())
+func (r *Room) enqueue(t *ticket) {
+	req := t.req
+	ch, err := r.submit(t.doctorID, shared.BookingMsgID(req.PatientID, req.IdempotencyKey), req.Command())
 	if err != nil {
 		r.decide(t, shared.Decision{}, err)
 		return
 	}
 	d, ok := <-ch
 	if !ok {
-		r.decide(t, shared.Decision{}, fmt.Errorf("%w: no decision arrived", ErrUnavailable))
+		r.decide(t, shared.Decision{}, fmt.Errorf("%w: no decision arrived", gateway.ErrUnavailable))
 		return
 	}
 	r.decide(t, d, nil)
@@ -335,7 +291,7 @@ func (r *Room) submit(doctorID int64, msgID string, cmd shared.Command) (<-chan 
 			time.Sleep(submitPause << attempt)
 		}
 		var ch <-chan shared.Decision
-		if ch, err = r.queue.Submit(context.Background(), doctorID, msgID, cmd); err == nil || !errors.Is(err, ErrUncertain) {
+		if ch, err = r.queue.Submit(context.Background(), doctorID, msgID, cmd); err == nil || !errors.Is(err, gateway.ErrUncertain) {
 			return ch, err
 		}
 	}
@@ -344,7 +300,7 @@ func (r *Room) submit(doctorID int64, msgID string, cmd shared.Command) (<-chan 
 
 // decide closes an admitted ticket with the booker's decision (or err when the
 // queue refused it) and lets the next requests in.
-func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
+func (r *Room) decide(t *ticket, d shared.Decision, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ln := t.line
@@ -375,12 +331,12 @@ func (r *Room) decide(t *Ticket, d shared.Decision, err error) {
 
 // releaseLocked takes an admitted ticket out of the queue's count and lets
 // the lines waiting for the gateway-wide bound go on, first come first.
-func (r *Room) releaseLocked(t *Ticket) {
+func (r *Room) releaseLocked(t *ticket) {
 	n := len(t.line.inflight)
 	if t.line.inflight = remove(t.line.inflight, t); len(t.line.inflight) == n {
 		return // released before (a stale ticket swept, then decided)
 	}
-	r.touchLocked(t.line)
+	r.ex.touchLocked(t.line)
 	r.inflight--
 	for len(r.starved) > 0 && r.inflight < r.cfg.MaxInflight {
 		ln := r.starved[0]
@@ -395,14 +351,14 @@ func (r *Room) releaseLocked(t *Ticket) {
 // A request naming alternatives stays: another of its slots may have room,
 // and the booker, which it reaches through the margin, tries them all.
 func (r *Room) refuseWaitingLocked(ln *line) {
-	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: ErrSlotFull.Msg, SlotID: ln.slotID}
-	keep := func(ts []*Ticket) []*Ticket {
-		var kept []*Ticket
+	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: gateway.ErrSlotFull.Msg, SlotID: ln.slotID}
+	keep := func(ts []*ticket) []*ticket {
+		var kept []*ticket
 		for _, t := range ts {
-			_, holds := ln.holders[t.Request.PatientID]
+			_, holds := ln.holders[t.req.PatientID]
 			switch {
 			case t.withdrawn: // it follows another gateway's place
-			case len(t.Request.SlotIDs) > 0 || holds:
+			case len(t.req.SlotIDs) > 0 || holds:
 				// Alternatives go on to the next slot; a holder's request,
 				// the repeat of a key whose decision it did not get, goes on
 				// to the booker, which answers it from its booking.
@@ -417,11 +373,11 @@ func (r *Room) refuseWaitingLocked(ln *line) {
 	for i, t := range ln.waiting {
 		t.seq = ln.admitted + i
 	}
-	r.touchLocked(ln)
+	r.ex.touchLocked(ln)
 	r.admitLocked(ln)
 }
 
-func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
+func (r *Room) closeLocked(t *ticket, d shared.Decision, err error) {
 	select {
 	case <-t.done:
 		return
@@ -433,10 +389,10 @@ func (r *Room) closeLocked(t *Ticket, d shared.Decision, err error) {
 		delete(r.openings, t.opening) // decided: the patient may line up again, at the end
 		code := d.Code
 		if err != nil {
-			code = CodeReleased
+			code = gateway.CodeReleased
 		}
-		r.noteLocked(t, code)
-		r.unclaimLocked(t, err)
+		r.ex.noteLocked(t, code)
+		r.ex.unclaimLocked(t, err)
 	}
 	if err != nil {
 		delete(r.tickets, t.id) // not decided: a repeat may try again

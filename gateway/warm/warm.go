@@ -1,18 +1,27 @@
-package gateway
+// Package warm loads an opening's slots into the gateway's slot cache and
+// waiting room ahead of the opening, so that its first clicks read nothing.
+package warm
 
 import (
 	"context"
 	"log/slog"
 	"time"
+
+	"termin/gateway"
 )
 
-// OpeningSource tells which openings come soon and which slots open at each.
-type OpeningSource interface {
-	// Openings lists the distinct opening instants in (from, to].
-	Openings(ctx context.Context, from, to time.Time) ([]time.Time, error)
-	// SlotsOpening lists the slots that open at the instant with an id above
-	// after: a schedule may add slots to an opening already warmed.
-	SlotsOpening(ctx context.Context, at time.Time, after int64) ([]Slot, error)
+// Primer is the waiting room as the Warmer primes it (gateway/room is one):
+// it takes the places of slots read ahead of their opening.
+type Primer interface {
+	Prime(slots []gateway.Slot, readAt time.Time)
+}
+
+// Cache is the slot cache as the Warmer fills it (a gateway.SlotCache).
+type Cache interface {
+	// Prime keeps slots read at readAt until expires.
+	Prime(slots []gateway.Slot, readAt, expires time.Time)
+	// TTL is how long a slot read on demand stays.
+	TTL() time.Duration
 }
 
 // Warmer loads every slot of an opening into the slot cache and the waiting
@@ -22,9 +31,9 @@ type OpeningSource interface {
 // the largest share of a booking's work in the gateway and in PostgreSQL.
 // The system knows at 06:50 what opens at 07:00.
 type Warmer struct {
-	Source OpeningSource
-	Cache  *SlotCache
-	Room   *Room
+	Source gateway.OpeningSource
+	Cache  Cache
+	Room   Primer
 	// Ahead is how far ahead openings are warmed; Every how often it looks.
 	Ahead, Every time.Duration
 	Log          *slog.Logger
@@ -81,25 +90,11 @@ func (w *Warmer) warm(ctx context.Context, at time.Time) error {
 	}
 	// The burst after an opening lasts minutes, its repeats longer: the
 	// slots stay cached as long after the opening as they were warmed before.
-	w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.ttl)))
+	w.Cache.Prime(slots, began, at.Add(max(w.Ahead, w.Cache.TTL())))
 	w.Room.Prime(slots, began)
 	for _, s := range slots {
 		w.warmed[at] = max(w.warmed[at], s.ID)
 	}
 	w.Log.Info("opening warmed", "opens_at", at, "slots", len(slots), "took", time.Since(began))
 	return nil
-}
-
-// Prime gives the room the places of slots read at readAt that it has no
-// line for yet, so that the first click on each of them at an opening finds
-// its line ready instead of waiting for a read.
-func (r *Room) Prime(slots []Slot, readAt time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, s := range slots {
-		if r.lines[s.ID] != nil {
-			continue
-		}
-		r.lines[s.ID] = &line{slotID: s.ID, opensAt: s.OpensAt, left: s.Available(), checkAt: readAt.Add(time.Second)}
-	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package room
 
 import (
 	"time"

@@ -1,10 +1,11 @@
-package gateway_test
+package room_test
 
 import (
 	"testing"
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared"
 )
 
@@ -20,7 +21,7 @@ func TestOnePlacePerPatientPerOpening(t *testing.T) {
 	other := slotA
 	other.ID, other.DoctorID = 3, 43
 	room, q := newRoom(t, slotA, gateway.DefaultRoomConfig())
-	join := func(slot gateway.Slot, key string) *gateway.Ticket {
+	join := func(slot gateway.Slot, key string) gateway.Ticket {
 		t.Helper()
 		tk, err := room.Join(t.Context(), slot, gateway.BookRequest{SlotID: slot.ID, PatientID: 7, IdempotencyKey: key})
 		if err != nil {
@@ -31,7 +32,7 @@ func TestOnePlacePerPatientPerOpening(t *testing.T) {
 	first := join(slotA, "a")
 	cases := []struct {
 		name string
-		got  *gateway.Ticket
+		got  gateway.Ticket
 		same bool
 	}{
 		{"another key, another slot, same opening", join(slotB, "b"), true},
@@ -44,7 +45,7 @@ func TestOnePlacePerPatientPerOpening(t *testing.T) {
 			t.Errorf("%s: same place %v, want %v", c.name, c.got == first, c.same)
 		}
 	}
-	if p1, _ := room.Position(first); p1 != 1 {
+	if p1, _ := first.Position(); p1 != 1 {
 		t.Errorf("the place is at %d in its pre-queue, want 1 (one entrant)", p1)
 	}
 	q.waitCount(t, 2) // one command per opening: slot 1 (or 2) and the other doctor's
@@ -70,19 +71,19 @@ func TestOnePlaceAcrossGateways(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	a, _ := newRoomNamed(t, slot, cfg, "a")
 	b, _ := newRoomNamed(t, slot, cfg, "b")
-	rooms := map[string]*gateway.Room{"a": a, "b": b}
+	rooms := map[string]*wroom.Room{"a": a, "b": b}
 	exchange(rooms) // each learns the other is there
 	tell := func() {
 		for name, r := range rooms {
-			notes := r.Places(nil)
+			notes := r.Exchange().Places(nil)
 			for other, o := range rooms {
 				if other != name {
-					o.PeerPlaces(name, notes)
+					o.Exchange().PeerPlaces(name, notes)
 				}
 			}
 		}
 	}
-	join := func(r *gateway.Room, patient int64, key string) *gateway.Ticket {
+	join := func(r *wroom.Room, patient int64, key string) gateway.Ticket {
 		t.Helper()
 		tk, err := r.Join(t.Context(), slot, gateway.BookRequest{SlotID: 1, PatientID: patient, IdempotencyKey: key})
 		if err != nil {

@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared"
 )
 
@@ -40,7 +41,7 @@ func (q *flakyQueue) Submit(_ context.Context, _ int64, msgID string, cmd shared
 func TestAdmittedTicketIsPublishedAgainAfterAFailure(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := &flakyQueue{failures: 1}
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet())
+	room := wroom.New(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet())
 	tk, err := room.Join(t.Context(), slot, request(slot, 5))
 	if err != nil {
 		t.Fatal(err)

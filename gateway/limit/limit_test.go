@@ -1,4 +1,4 @@
-package gateway_test
+package limit_test
 
 import (
 	"fmt"
@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/gateway/limit"
 )
 
-// clock is a settable time for the limiter and the room.
+// clock is a settable time for the limiter.
 type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time          { return c.t }
 func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
-func newLimiter(c *clock) *gateway.Limiter {
-	return gateway.NewLimiter(5, 10*time.Second, c.now)
+func newLimiter(c *clock) *limit.Limiter {
+	return limit.New(5, 10*time.Second, c.now)
 }
 
 func TestLimiterCountsNewKeysOnly(t *testing.T) {
@@ -79,27 +80,8 @@ func TestLimiterCountsAttemptsOfOtherReplicas(t *testing.T) {
 	}
 }
 
-// TestRejectPathsAllocateNothing holds the shield's promise: refusing a
-// patient over the limit, or a request for a known-full slot, allocates nothing.
-func TestRejectPathsAllocateNothing(t *testing.T) {
-	l := gateway.NewLimiter(5, 10*time.Second, time.Now)
-	for i := range 5 {
-		l.Allow(7, uint64(i))
-	}
-	room := fullRoom(t, 42, 7)
-	tests := map[string]func(){
-		"limiter refusal": func() { l.Allow(7, 99) },
-		"known full":      func() { room.KnownFull(42, 8) },
-	}
-	for name, fn := range tests {
-		if n := testing.AllocsPerRun(1000, fn); n != 0 {
-			t.Errorf("%s: %v allocations per request, want 0", name, n)
-		}
-	}
-}
-
 func BenchmarkLimiterRefusal(b *testing.B) {
-	l := gateway.NewLimiter(5, 10*time.Second, time.Now)
+	l := limit.New(5, 10*time.Second, time.Now)
 	for i := range 5 {
 		l.Allow(7, uint64(i))
 	}
@@ -107,16 +89,6 @@ func BenchmarkLimiterRefusal(b *testing.B) {
 	for b.Loop() {
 		if ok, _ := l.Allow(7, 99); ok {
 			b.Fatal("allowed")
-		}
-	}
-}
-
-func BenchmarkKnownFull(b *testing.B) {
-	room := fullRoom(b, 42, 7)
-	b.ReportAllocs()
-	for b.Loop() {
-		if !room.KnownFull(42, 8) {
-			b.Fatal("not known full")
 		}
 	}
 }

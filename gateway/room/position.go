@@ -1,4 +1,4 @@
-package gateway
+package room
 
 import (
 	"slices"
@@ -6,20 +6,21 @@ import (
 )
 
 // Position is the ticket's place in its line and the wait to suggest.
-func (r *Room) Position(t *Ticket) (int, time.Duration) {
-	p, retry, _, _ := r.Outlook(t)
+func (t *ticket) Position() (int, time.Duration) {
+	p, retry, _, _ := t.Outlook()
 	return p, retry
 }
 
 // Outlook is Position with the estimated time to the ticket's decision;
 // known is false while its slot's pace is not measured yet.
-func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known bool) {
+func (t *ticket) Outlook() (position int, retry, eta time.Duration, known bool) {
+	r := t.room
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
 	if t.remote != "" && !r.decided(t) {
 		// Its place is at another gateway: it is somewhere in the whole line.
-		position = t.line.demand() + r.peersAhead(t.line, 0, true)
+		position = t.line.demand() + r.ex.peersAhead(t.line, 0, true)
 		return position, t.line.wait(now, position), 0, false
 	}
 	local := t.line.position(t)
@@ -31,13 +32,13 @@ func (r *Room) Outlook(t *Ticket) (position int, retry, eta time.Duration, known
 		eta, known, retry = e, true, min(max(e, time.Second), maxStarvedRetry)
 	}
 	position = local
-	if len(r.peers) > 0 && !r.decided(t) {
-		position += r.peersAhead(t.line, local, t.pre)
+	if len(r.ex.peers) > 0 && !r.decided(t) {
+		position += r.ex.peersAhead(t.line, local, t.pre)
 	}
 	return position, retry, eta, known
 }
 
-func (r *Room) decided(t *Ticket) bool {
+func (r *Room) decided(t *ticket) bool {
 	select {
 	case <-t.done:
 		return true
@@ -50,7 +51,7 @@ func (r *Room) decided(t *Ticket) bool {
 // with every repeat, under the room's lock, while the line may be 100,000
 // long: a waiting ticket's position is computed, not searched. The admitted
 // are few (places left + margin) and leave in any order, so they are counted.
-func (ln *line) position(t *Ticket) int {
+func (ln *line) position(t *ticket) int {
 	select {
 	case <-t.done:
 		return 1

@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"fmt"
@@ -6,9 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // BenchmarkOutlookDeepLine asks for the place of the last ticket in a line
@@ -20,7 +22,7 @@ func BenchmarkOutlookDeepLine(b *testing.B) {
 	room, _ := newRoom(b, slot, gateway.DefaultRoomConfig())
 	tickets := joinAll(b, room, slot, n)
 	for b.Loop() {
-		if pos, _, _, _ := room.Outlook(tickets[n-1]); pos != n {
+		if pos, _, _, _ := tickets[n-1].Outlook(); pos != n {
 			b.Fatalf("position %d, want %d", pos, n)
 		}
 	}
@@ -57,7 +59,7 @@ func TestPositionsFollowTheLineAsItMoves(t *testing.T) {
 
 // checkRanks wants each undecided ticket's position to be its rank among the
 // undecided ones, in the order they joined (here also the admission order).
-func checkRanks(t *testing.T, room *gateway.Room, tickets []*gateway.Ticket, when string) {
+func checkRanks(t *testing.T, room *wroom.Room, tickets []gateway.Ticket, when string) {
 	t.Helper()
 	rank := 0
 	for i, tk := range tickets {
@@ -67,7 +69,7 @@ func checkRanks(t *testing.T, room *gateway.Room, tickets []*gateway.Ticket, whe
 		default:
 		}
 		rank++
-		if pos, _ := room.Position(tk); pos != rank {
+		if pos, _ := tk.Position(); pos != rank {
 			t.Errorf("%s: ticket %d at position %d, want %d", when, i, pos, rank)
 		}
 	}
@@ -93,7 +95,7 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 	}
 	seen := make(map[int]bool)
 	for _, tk := range tickets {
-		pos, _ := room.Position(tk)
+		pos, _ := tk.Position()
 		seen[pos] = true
 	}
 	for p := 1; p <= 8; p++ {
@@ -101,11 +103,11 @@ func TestPositionsAfterTheLotteryAreOneToN(t *testing.T) {
 			t.Errorf("no entrant at position %d: %v", p, seen)
 		}
 	}
-	if pos, _ := room.Position(late); pos != 9 {
+	if pos, _ := late.Position(); pos != 9 {
 		t.Errorf("the first arrival after the opening is at %d, want 9", pos)
 	}
 	for _, patient := range q.patients() {
-		if pos, _ := room.Position(tickets[patient]); pos > 2 {
+		if pos, _ := tickets[patient].Position(); pos > 2 {
 			t.Errorf("an admitted entrant is at %d, behind waiters", pos)
 		}
 	}
@@ -123,10 +125,10 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
-	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg, gateway.WithClock(clock))
+	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: now.Add(time.Hour), Capacity: 10}, cfg, wroom.WithClock(clock))
 	tickets := joinOnePerSlot(t, room, 20, now.Add(time.Hour))
 	q.waitCount(t, 2)
-	if _, _, _, known := room.Outlook(tickets[19]); known {
+	if _, _, _, known := tickets[19].Outlook(); known {
 		t.Fatal("a wait is known before the gateway has decided anything")
 	}
 	for i := range 3 { // decisions 0.5 s apart: the gateway's pace is 2/s
@@ -142,13 +144,13 @@ func TestStarvedLinesAreToldTheGatewaysWait(t *testing.T) {
 		eta, retry time.Duration
 	}{{5, 500 * time.Millisecond, time.Second}, {11, 3500 * time.Millisecond, 3500 * time.Millisecond},
 		{19, 7500 * time.Millisecond, 5 * time.Second}} {
-		_, retry, eta, known := room.Outlook(tickets[c.ticket])
+		_, retry, eta, known := tickets[c.ticket].Outlook()
 		if !known || eta != c.eta || retry != c.retry {
 			t.Errorf("slot %d's request: wait %v (known %v), retry %v; want %v and %v",
 				c.ticket+1, eta, known, retry, c.eta, c.retry)
 		}
 	}
-	if _, _, _, known := room.Outlook(tickets[3]); known {
+	if _, _, _, known := tickets[3].Outlook(); known {
 		t.Error("an admitted request's wait is known; its slot has no pace yet")
 	}
 }
@@ -190,9 +192,9 @@ func wantGauges(t *testing.T, reg *prometheus.Registry, want map[string]float64)
 
 // joinOnePerSlot joins one request on each of n slots (ids 1 to n) of
 // doctor 42, all starting at start.
-func joinOnePerSlot(t *testing.T, room *gateway.Room, n int64, start time.Time) []*gateway.Ticket {
+func joinOnePerSlot(t *testing.T, room *wroom.Room, n int64, start time.Time) []gateway.Ticket {
 	t.Helper()
-	var tickets []*gateway.Ticket
+	var tickets []gateway.Ticket
 	for id := int64(1); id <= n; id++ {
 		s := gateway.Slot{ID: id, DoctorID: 42, StartAt: start, Capacity: 10}
 		tk, err := room.Join(t.Context(), s, request(s, id))

@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"context"
@@ -13,9 +13,16 @@ import (
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared"
 	"termin/shared/poll"
 )
+
+// clock is a settable time for the room.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 // slowQueue is a queue that never decides on its own: the test decides.
 type slowQueue struct {
@@ -69,25 +76,25 @@ func (q *slowQueue) waitCount(t testing.TB, n int) {
 // command to reach the queue: admission is asynchronous), and returns once
 // the room has taken the decision in: tk is done, and since Held takes the
 // room's lock, so are the admissions and refusals the decision caused.
-func (q *slowQueue) decide(t testing.TB, room *gateway.Room, tk *gateway.Ticket, d shared.Decision) {
+func (q *slowQueue) decide(t testing.TB, room *wroom.Room, tk gateway.Ticket, d shared.Decision) {
 	t.Helper()
 	var ch chan shared.Decision
 	poll.For(t, 5*time.Second, time.Millisecond, func() error {
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		for _, s := range q.submitted {
-			if s.cmd.PatientID == tk.Request.PatientID && s.cmd.IdempotencyKey == tk.Request.IdempotencyKey {
+			if s.cmd.PatientID == tk.Request().PatientID && s.cmd.IdempotencyKey == tk.Request().IdempotencyKey {
 				ch = s.decision
 				return nil
 			}
 		}
-		return fmt.Errorf("patient %d's command is not in the queue", tk.Request.PatientID)
+		return fmt.Errorf("patient %d's command is not in the queue", tk.Request().PatientID)
 	})
 	ch <- d
 	select {
 	case <-tk.Done():
 	case <-time.After(5 * time.Second):
-		t.Fatalf("patient %d's ticket not decided 5 s after its decision arrived", tk.Request.PatientID)
+		t.Fatalf("patient %d's ticket not decided 5 s after its decision arrived", tk.Request().PatientID)
 	}
 	room.Held()
 }
@@ -100,13 +107,13 @@ func (s fixedSlot) Slot(context.Context, int64) (gateway.Slot, error) { return g
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func newRoom(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, opts ...gateway.RoomOption) (*gateway.Room, *slowQueue) {
+func newRoom(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, opts ...wroom.Option) (*wroom.Room, *slowQueue) {
 	tb.Helper()
 	q := &slowQueue{}
-	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), opts...), q
+	return wroom.New(cfg, q, fixedSlot(slot), quiet(), opts...), q
 }
 
-func fullRoom(tb testing.TB, slotID, holder int64, opts ...gateway.RoomOption) *gateway.Room {
+func fullRoom(tb testing.TB, slotID, holder int64, opts ...wroom.Option) *wroom.Room {
 	tb.Helper()
 	room, _ := newRoom(tb, gateway.Slot{ID: slotID}, gateway.DefaultRoomConfig(), opts...)
 	room.SlotState(shared.SlotState{SlotID: slotID, Left: 0, Holders: []int64{holder}})
@@ -114,9 +121,9 @@ func fullRoom(tb testing.TB, slotID, holder int64, opts ...gateway.RoomOption) *
 }
 
 // joinAll lets patients 0..n-1 join the slot's line, in that order.
-func joinAll(t testing.TB, room *gateway.Room, slot gateway.Slot, n int64) []*gateway.Ticket {
+func joinAll(t testing.TB, room *wroom.Room, slot gateway.Slot, n int64) []gateway.Ticket {
 	t.Helper()
-	tickets := make([]*gateway.Ticket, 0, n)
+	tickets := make([]gateway.Ticket, 0, n)
 	for p := range n {
 		tk, err := room.Join(t.Context(), slot, request(slot, p))
 		if err != nil {
@@ -145,7 +152,7 @@ func TestRoomAdmitsPlacesPlusMarginAndRefusesTheRestWhenFull(t *testing.T) {
 	q.waitCount(t, 3) // 2 places + margin 1
 	last := 0
 	for i, tk := range tickets {
-		pos, wait := room.Position(tk)
+		pos, wait := tk.Position()
 		if pos <= last || wait <= 0 {
 			t.Fatalf("ticket %d: position %d after %d (wait %v); want strictly increasing positions", i, pos, last, wait)
 		}
@@ -179,7 +186,7 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 		slot := gateway.Slot{ID: 9, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 100, OpensAt: opens}
 		cfg := gateway.DefaultRoomConfig()
 		cfg.Secret = secret
-		room, q := newRoom(t, slot, cfg, gateway.WithClock(func() time.Time { return time.Now().Add(offset) }))
+		room, q := newRoom(t, slot, cfg, wroom.WithClock(func() time.Time { return time.Now().Add(offset) }))
 		tickets := joinAll(t, room, slot, 20)
 		if q.count() != 0 {
 			t.Fatal("pre-queue admitted before the opening")
@@ -187,8 +194,8 @@ func TestOpeningLotteryIsSeededPermutation(t *testing.T) {
 		q.waitCount(t, 20)
 		got := make([]int64, 20)
 		for _, tk := range tickets {
-			pos, _ := room.Position(tk) // admission order once admitted
-			got[pos-1] = tk.Request.PatientID
+			pos, _ := tk.Position() // admission order once admitted
+			got[pos-1] = tk.Request().PatientID
 		}
 		return got
 	}
@@ -220,7 +227,7 @@ func TestRoomRefusesBeforeThePreQueueWindow(t *testing.T) {
 
 func TestKnownFullLetsHoldersThroughAndExpires(t *testing.T) {
 	c := &clock{t: time.Now()}
-	room := fullRoom(t, 42, 7, gateway.WithClock(c.now))
+	room := fullRoom(t, 42, 7, wroom.WithClock(c.now))
 	room.SlotState(shared.SlotState{SlotID: 42, Left: 0, Holders: []int64{7}})
 	checks := []struct {
 		name    string
@@ -249,7 +256,7 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 	cfg := gateway.DefaultRoomConfig()
 	cfg.MaxInflight = 2
 	room, q := newRoom(t, gateway.Slot{DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}, cfg)
-	join := func(slot, patient int64) *gateway.Ticket {
+	join := func(slot, patient int64) gateway.Ticket {
 		s := gateway.Slot{ID: slot, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 		tk, err := room.Join(t.Context(), s, request(s, patient))
 		if err != nil {
@@ -260,13 +267,13 @@ func TestRoomBoundsCommandsInFlightAcrossSlots(t *testing.T) {
 	a1, _, a3 := join(1, 1), join(1, 2), join(1, 3)
 	b1 := join(2, 4)
 	q.waitCount(t, 2)
-	if pos, _ := room.Position(b1); pos != 1 {
+	if pos, _ := b1.Position(); pos != 1 {
 		t.Errorf("slot 2's first request at position %d, want 1 (waiting, first in its line)", pos)
 	}
 	q.decide(t, room, a1, shared.Decision{Code: shared.Booked, SlotID: 1, Left: 9, Appointment: &shared.Appointment{ID: 1}})
 	q.waitCount(t, 3)
-	if third := q.patients()[2]; third != a3.Request.PatientID {
-		t.Errorf("after a decision, patient %d went in; want slot 1's next request (patient %d), its line hit the bound first", third, a3.Request.PatientID)
+	if third := q.patients()[2]; third != a3.Request().PatientID {
+		t.Errorf("after a decision, patient %d went in; want slot 1's next request (patient %d), its line hit the bound first", third, a3.Request().PatientID)
 	}
 }
 
@@ -278,7 +285,7 @@ func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 100_000}
 	var mu sync.Mutex
 	clock := time.Now()
-	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), gateway.WithClock(func() time.Time {
+	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), wroom.WithClock(func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock
@@ -294,7 +301,7 @@ func TestRoomEstimatesTheWaitFromBatchedDecisions(t *testing.T) {
 		clock = clock.Add(500 * time.Millisecond)
 		mu.Unlock()
 	}
-	pos, wait := room.Position(tickets[1199])
+	pos, wait := tickets[1199].Position()
 	if pos != 1000 {
 		t.Fatalf("position %d, want 1000", pos)
 	}
@@ -313,7 +320,7 @@ func TestPreQueueGoesFirstEvenBeforeItsTimerFires(t *testing.T) {
 	slot := gateway.Slot{ID: 5, DoctorID: 42, StartAt: opens.Add(time.Hour), Capacity: 1, OpensAt: opens}
 	cfg := gateway.DefaultRoomConfig()
 	cfg.Margin = 0
-	room, q := newRoom(t, slot, cfg, gateway.WithClock(clock))
+	room, q := newRoom(t, slot, cfg, wroom.WithClock(clock))
 	for _, p := range []int64{1, 2} {
 		if _, err := room.Join(t.Context(), slot, request(slot, p)); err != nil {
 			t.Fatal(err)
@@ -336,7 +343,7 @@ func TestPreQueueGoesFirstEvenBeforeItsTimerFires(t *testing.T) {
 func TestRoomMeasuresNoPaceOfALineThatNeverWaited(t *testing.T) {
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 10}
 	clk := &clock{t: time.Now()}
-	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), gateway.WithClock(clk.now))
+	room, q := newRoom(t, slot, gateway.DefaultRoomConfig(), wroom.WithClock(clk.now))
 	for p := range int64(4) {
 		tk, err := room.Join(t.Context(), slot, request(slot, p))
 		if err != nil {
@@ -349,7 +356,7 @@ func TestRoomMeasuresNoPaceOfALineThatNeverWaited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, eta, known := room.Outlook(tk); known {
+	if _, _, eta, known := tk.Outlook(); known {
 		t.Errorf("the fifth click is told a measured wait of %v; the line never had anyone waiting", eta)
 	}
 }
@@ -382,7 +389,7 @@ func TestSlotFillingLetsAHolderWaitingInItsLineThrough(t *testing.T) {
 	}
 }
 
-func isDone(tk *gateway.Ticket) bool {
+func isDone(tk gateway.Ticket) bool {
 	select {
 	case <-tk.Done():
 		return true

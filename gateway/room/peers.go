@@ -1,19 +1,11 @@
-package gateway
+package room
 
 import (
 	"cmp"
 	"slices"
+	"termin/gateway"
 	"time"
 )
-
-// LineLoad is one gateway's load on one slot's line, as gateways tell each
-// other several times a second: how many requests it holds for the slot
-// (pre-queued, waiting and admitted) and how many of them are admitted.
-type LineLoad struct {
-	SlotID   int64
-	Demand   int32
-	Inflight int32
-}
 
 // peerTTL is how long a peer's loads count without news: a gateway that
 // stops telling is gone, and its share goes back to the others.
@@ -25,13 +17,13 @@ const maxPeers = 64
 // peer is another gateway's last told loads.
 type peer struct {
 	at    time.Time
-	lines map[int64]LineLoad
+	lines map[int64]gateway.LineLoad
 }
 
 // WithPeerName names this gateway among its peers; the shares of a slot's
 // admissions are apportioned in the same order by every gateway, ties broken
 // by name, so the name must be the one the peers see.
-func WithPeerName(name string) RoomOption { return func(r *Room) { r.name = name } }
+func WithPeerName(name string) Option { return func(r *Room) { r.ex.name = name } }
 
 // Loads appends the loads to tell the other gateways: every line holding
 // requests when full, else only the lines whose demand changed since the
@@ -40,63 +32,63 @@ func WithPeerName(name string) RoomOption { return func(r *Room) { r.name = name
 // slots, so it is made only now and then, to heal a lost message, and for a
 // gateway that just appeared; never while no other gateway is there. It
 // reports whether the list is full.
-func (r *Room) Loads(buf []LineLoad, full bool) ([]LineLoad, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	full = (full || r.newPeer) && len(r.peers) > 0
-	r.newPeer = false
-	for _, ln := range r.dirty {
+func (x *Exchange) Loads(buf []gateway.LineLoad, full bool) ([]gateway.LineLoad, bool) {
+	x.r.mu.Lock()
+	defer x.r.mu.Unlock()
+	full = (full || x.newPeer) && len(x.peers) > 0
+	x.newPeer = false
+	for _, ln := range x.dirty {
 		ln.dirty = false
 		l := ln.load()
 		if l.Demand > 0 {
-			r.active[l.SlotID] = l
+			x.active[l.SlotID] = l
 		} else {
-			delete(r.active, l.SlotID)
+			delete(x.active, l.SlotID)
 		}
 		if !full {
 			buf = append(buf, l)
 		}
 	}
-	r.dirty = r.dirty[:0]
+	x.dirty = x.dirty[:0]
 	if full {
-		for _, l := range r.active {
+		for _, l := range x.active {
 			buf = append(buf, l)
 		}
 	}
 	return buf, full
 }
 
-func (ln *line) load() LineLoad {
-	return LineLoad{SlotID: ln.slotID, Demand: int32(ln.demand()), Inflight: int32(len(ln.inflight))}
+func (ln *line) load() gateway.LineLoad {
+	return gateway.LineLoad{SlotID: ln.slotID, Demand: int32(ln.demand()), Inflight: int32(len(ln.inflight))}
 }
 
 // touchLocked notes that the line's demand changed, for the next Loads.
-func (r *Room) touchLocked(ln *line) {
+func (x *Exchange) touchLocked(ln *line) {
 	if !ln.dirty {
 		ln.dirty = true
-		r.dirty = append(r.dirty, ln)
+		x.dirty = append(x.dirty, ln)
 	}
 }
 
 // PeerLoads records another gateway's loads: all of them when full (what it
 // told before is replaced), else its changes. Lines whose share may have
 // grown admit at once.
-func (r *Room) PeerLoads(name string, loads []LineLoad, full bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p := r.peers[name]
+func (x *Exchange) PeerLoads(name string, loads []gateway.LineLoad, full bool) {
+	x.r.mu.Lock()
+	defer x.r.mu.Unlock()
+	p := x.peers[name]
 	if p == nil {
-		if len(r.peers) >= maxPeers {
+		if len(x.peers) >= maxPeers {
 			return // more gateways than any deployment runs: not one of ours
 		}
-		p = &peer{lines: make(map[int64]LineLoad)}
-		r.peers[name] = p
-		r.newPeer = true // it has not heard our loads yet
+		p = &peer{lines: make(map[int64]gateway.LineLoad)}
+		x.peers[name] = p
+		x.newPeer = true // it has not heard our loads yet
 	}
-	p.at = r.now()
+	p.at = x.r.now()
 	old := p.lines
 	if full {
-		p.lines = make(map[int64]LineLoad, len(loads))
+		p.lines = make(map[int64]gateway.LineLoad, len(loads))
 	}
 	var freed []int64
 	for _, l := range loads {
@@ -115,8 +107,8 @@ func (r *Room) PeerLoads(name string, loads []LineLoad, full bool) {
 		}
 	}
 	for _, id := range freed {
-		if ln := r.lines[id]; ln != nil {
-			r.admitLocked(ln) // the peer's demand fell: its share comes back
+		if ln := x.r.lines[id]; ln != nil {
+			x.r.admitLocked(ln) // the peer's demand fell: its share comes back
 		}
 	}
 }
@@ -129,11 +121,11 @@ func (ln *line) demand() int { return len(ln.pre) + len(ln.waiting) + len(ln.inf
 // gateways, computed alike by each, so that the shares sum to the bound —
 // and never more than the other gateways' commands in the queue leave: after
 // a decision here the bound shrinks while theirs are still out.
-func (r *Room) shareLocked(ln *line, bound int) int {
-	now := r.now()
-	claims := []claim{{r.name, ln.demand()}}
+func (x *Exchange) shareLocked(ln *line, bound int) int {
+	now := x.r.now()
+	claims := []claim{{x.name, ln.demand()}}
 	total, theirs := ln.demand(), 0
-	for name, p := range r.peers {
+	for name, p := range x.peers {
 		if l, ok := p.lines[ln.slotID]; ok && l.Demand > 0 && now.Sub(p.at) < peerTTL {
 			claims = append(claims, claim{name, int(l.Demand)})
 			total += int(l.Demand)
@@ -181,11 +173,11 @@ func apportion(claims []claim, bound, total int) int {
 // gateways admit in proportion to their demands, so a peer lets about
 // pos × its demand / ours go first. Before the opening every entrant of every
 // gateway counts, as the draw is not made yet.
-func (r *Room) peersAhead(ln *line, pos int, pre bool) int {
-	now := r.now()
+func (x *Exchange) peersAhead(ln *line, pos int, pre bool) int {
+	now := x.r.now()
 	mine := max(ln.demand(), 1)
 	ahead := 0
-	for _, p := range r.peers {
+	for _, p := range x.peers {
 		l, ok := p.lines[ln.slotID]
 		if !ok || now.Sub(p.at) >= peerTTL {
 			continue
@@ -200,10 +192,10 @@ func (r *Room) peersAhead(ln *line, pos int, pre bool) int {
 }
 
 // forgetPeersLocked drops peers that stopped telling.
-func (r *Room) forgetPeersLocked(now time.Time) {
-	for name, p := range r.peers {
+func (x *Exchange) forgetPeersLocked(now time.Time) {
+	for name, p := range x.peers {
 		if now.Sub(p.at) > 10*peerTTL {
-			delete(r.peers, name)
+			delete(x.peers, name)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gateway_test
+package room_test
 
 import (
 	"fmt"
@@ -6,17 +6,18 @@ import (
 	"time"
 
 	"termin/gateway"
+	wroom "termin/gateway/room"
 	"termin/shared/poll"
 )
 
 // exchange tells each room the others' loads, as the gateways' exchange
 // over NATS does every 100 ms.
-func exchange(rooms map[string]*gateway.Room) {
+func exchange(rooms map[string]*wroom.Room) {
 	for name, r := range rooms {
-		loads, _ := r.Loads(nil, false)
+		loads, _ := r.Exchange().Loads(nil, false)
 		for other, o := range rooms {
 			if other != name {
-				o.PeerLoads(name, loads, false)
+				o.Exchange().PeerLoads(name, loads, false)
 			}
 		}
 	}
@@ -44,8 +45,8 @@ func TestRoomsSplitASlotsAdmissions(t *testing.T) {
 			rb, qb := newRoomNamed(t, slot, cfg, "b")
 			ta := joinFrom(t, ra, slot, 0, c.a)
 			joinFrom(t, rb, slot, 1000, c.b)
-			exchange(map[string]*gateway.Room{"a": ra, "b": rb})
-			if pos, _ := ra.Position(ta[0]); pos != c.a+c.b {
+			exchange(map[string]*wroom.Room{"a": ra, "b": rb})
+			if pos, _ := ta[0].Position(); pos != c.a+c.b {
 				t.Errorf("a pre-queued request is at %d, want every entrant of both gateways: %d", pos, c.a+c.b)
 			}
 			bound := c.places + cfg.Margin
@@ -61,7 +62,7 @@ func TestRoomsSplitASlotsAdmissions(t *testing.T) {
 			}
 			last := 0
 			for _, tk := range ta {
-				pos, _ := ra.Position(tk)
+				pos, _ := tk.Position()
 				last = max(last, pos)
 			}
 			if last != c.a+c.b {
@@ -71,15 +72,15 @@ func TestRoomsSplitASlotsAdmissions(t *testing.T) {
 	}
 }
 
-func newRoomNamed(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, name string, opts ...gateway.RoomOption) (*gateway.Room, *slowQueue) {
+func newRoomNamed(tb testing.TB, slot gateway.Slot, cfg gateway.RoomConfig, name string, opts ...wroom.Option) (*wroom.Room, *slowQueue) {
 	tb.Helper()
 	q := &slowQueue{}
-	return gateway.NewRoom(cfg, q, fixedSlot(slot), quiet(), append(opts, gateway.WithPeerName(name))...), q
+	return wroom.New(cfg, q, fixedSlot(slot), quiet(), append(opts, wroom.WithPeerName(name))...), q
 }
 
-func joinFrom(t testing.TB, room *gateway.Room, slot gateway.Slot, first int64, n int) []*gateway.Ticket {
+func joinFrom(t testing.TB, room *wroom.Room, slot gateway.Slot, first int64, n int) []gateway.Ticket {
 	t.Helper()
-	var out []*gateway.Ticket
+	var out []gateway.Ticket
 	for p := first; p < first+int64(n); p++ {
 		tk, err := room.Join(t.Context(), slot, request(slot, p))
 		if err != nil {
@@ -97,7 +98,7 @@ func BenchmarkLoads(b *testing.B) {
 	opens := time.Now().Add(time.Hour)
 	cfg := gateway.DefaultRoomConfig()
 	cfg.PreWindow = 2 * time.Hour
-	room := gateway.NewRoom(cfg, &slowQueue{}, fixedSlot(gateway.Slot{Capacity: 1, OpensAt: opens, StartAt: opens.Add(time.Hour)}), quiet())
+	room := wroom.New(cfg, &slowQueue{}, fixedSlot(gateway.Slot{Capacity: 1, OpensAt: opens, StartAt: opens.Add(time.Hour)}), quiet())
 	for id := int64(1); id <= 80_000; id++ {
 		slot := gateway.Slot{ID: id, DoctorID: id / 40, Capacity: 1, OpensAt: opens, StartAt: opens.Add(time.Hour)}
 		if _, err := room.Join(b.Context(), slot, request(slot, id)); err != nil {
@@ -107,9 +108,9 @@ func BenchmarkLoads(b *testing.B) {
 	for _, full := range []bool{true, false} {
 		b.Run(map[bool]string{true: "full", false: "changes"}[full], func(b *testing.B) {
 			var buf []gateway.LineLoad
-			room.PeerLoads("b", nil, true) // a peer, or no full list is made
+			room.Exchange().PeerLoads("b", nil, true) // a peer, or no full list is made
 			for b.Loop() {
-				buf, _ = room.Loads(buf[:0], full)
+				buf, _ = room.Exchange().Loads(buf[:0], full)
 			}
 		})
 	}
@@ -123,7 +124,7 @@ func BenchmarkAdmission(b *testing.B) {
 			slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1 << 30}
 			room, _ := newRoomNamed(b, slot, gateway.DefaultRoomConfig(), "a")
 			if peers > 0 {
-				room.PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 1000}}, true)
+				room.Exchange().PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 1000}}, true)
 			}
 			i := int64(0)
 			for b.Loop() {
@@ -142,12 +143,12 @@ func BenchmarkAdmission(b *testing.B) {
 func TestRoomLeavesWhatOtherGatewaysHaveOut(t *testing.T) {
 	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	room, q := newRoomNamed(t, slot, gateway.DefaultRoomConfig(), "a")
-	room.PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 10, Inflight: 5}}, true) // all 1 + 4 out at b
+	room.Exchange().PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 10, Inflight: 5}}, true) // all 1 + 4 out at b
 	joinFrom(t, room, slot, 0, 10)
 	if n := q.count(); n != 0 {
 		t.Fatalf("%d admitted while the other gateway has the whole bound out", n)
 	}
-	room.PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 5, Inflight: 0}}, false)
+	room.Exchange().PeerLoads("b", []gateway.LineLoad{{SlotID: 1, Demand: 5, Inflight: 0}}, false)
 	joinFrom(t, room, slot, 100, 1) // any change admits again
 	q.waitCount(t, 3)               // 5 × 11/16 = 3 (the remainder goes to b: 25 mod 16 > 55 mod 16)
 }

@@ -1,6 +1,7 @@
-package gateway
+package room
 
 import (
+	"termin/gateway"
 	"time"
 )
 
@@ -37,7 +38,7 @@ func (r *Room) maxLines() int {
 	if r.cfg.MaxLines > 0 {
 		return r.cfg.MaxLines
 	}
-	return DefaultMaxLines
+	return gateway.DefaultMaxLines
 }
 
 // Held counts the tickets the room holds, decided or not. A caller that must
@@ -65,8 +66,8 @@ func (r *Room) Sweep(keep, stale time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
-	r.forgetPeersLocked(now)
-	r.sweepRemoteLocked(now)
+	r.ex.forgetPeersLocked(now)
+	r.ex.sweepRemoteLocked(now)
 	if now.Sub(r.walkedAt) < walkEvery {
 		return
 	}

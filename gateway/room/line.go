@@ -1,4 +1,4 @@
-package gateway
+package room
 
 import (
 	"time"
@@ -10,10 +10,10 @@ type line struct {
 	left      int       // places left as last learned
 	checkAt   time.Time // when a full line without a mark asks the database again
 	opensAt   time.Time
-	inflight  []*Ticket // admitted, undecided, in admission order
-	waiting   []*Ticket // arrival order
+	inflight  []*ticket // admitted, undecided, in admission order
+	waiting   []*ticket // arrival order
 	admitted  int       // tickets that ever left waiting at its head
-	pre       []*Ticket // arrived in the window before the opening
+	pre       []*ticket // arrived in the window before the opening
 	fullUntil time.Time
 	holders   map[int64]struct{}
 	starved   bool // waiting for the gateway-wide bound on commands in flight
@@ -31,7 +31,7 @@ func (ln *line) knownFull(now time.Time, patient int64) bool {
 	return !holds
 }
 
-func remove(ts []*Ticket, t *Ticket) []*Ticket {
+func remove(ts []*ticket, t *ticket) []*ticket {
 	for i, u := range ts {
 		if u == t {
 			return append(ts[:i], ts[i+1:]...)
