@@ -24,11 +24,18 @@ type SlotStates interface {
 	SlotState(s shared.SlotState)
 }
 
+// ListCache is what the announcements keep fresh besides the room: the
+// cached slot lists (a gateway.SlotLists), each dropped when one of its
+// slots changes.
+type ListCache interface {
+	Invalidate(doctorID int64, startAt time.Time)
+}
+
 // FollowSlots applies the booker's slot announcements to the waiting room and
 // the slot-list cache until the connection closes. A booker announces all the
 // slots one batch changed in one message (a JSON array); a single state (an
 // object) is taken too.
-func (q *Queue) FollowSlots(room SlotStates, lists *gateway.SlotLists) error {
+func (q *Queue) FollowSlots(room SlotStates, lists ListCache) error {
 	_, err := q.nc.Subscribe(q.cfg.Namespace.Subject(shared.SlotStateSubject)+".>", func(m *nats.Msg) {
 		states, err := decodeStates(m.Data)
 		if err != nil {
