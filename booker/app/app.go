@@ -18,6 +18,7 @@ import (
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/postgres"
+	"termin/booker/waitlist"
 	"termin/migrations"
 )
 
@@ -33,6 +34,8 @@ type App struct {
 	events   events
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
+	// waitlist keeps the waitlist's entries and offers freed places.
+	waitlist *waitlist.Store
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -62,6 +65,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.Store.Rules = booker.CancelRules{Cutoff: a.cfg.CancelCutoff}
 	a.Store.Caps = a.cfg.Caps
 	a.Store.HoldTTL = a.cfg.Holds.TTL
+	a.waitlist = waitlist.NewStore(a.db, a.cfg.Zone)
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte, a visible

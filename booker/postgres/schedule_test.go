@@ -170,7 +170,7 @@ func TestRollForwardOnceWithTwoJobs(t *testing.T) {
 		{Roller: countingRoller{second, acted}, Calendar: calendar, Now: now, Log: quiet()},
 	}
 	for range 2 { // two ticks of each job: the second finds everything done
-		releaseAll(len(jobs), func(i int) {
+		pgtest.Together(len(jobs), func(i int) {
 			if err := jobs[i].Tick(context.Background()); err != nil {
 				t.Error(err)
 			}

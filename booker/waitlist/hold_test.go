@@ -1,4 +1,4 @@
-package postgres_test
+package waitlist_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"termin/booker"
-	"termin/booker/postgres"
+	"termin/booker/waitlist"
 	"termin/migrations/pgtest"
 )
 
@@ -14,7 +14,7 @@ const offerTTL = 15 * time.Minute
 
 // holdScene is a full slot of doctor 42 at waitStart, booked by patient 77,
 // with patients 100 and 101 waiting for that day.
-func holdScene(t *testing.T) (*postgres.Store, pgtest.Querier, int64, booker.Booking) {
+func holdScene(t *testing.T) (stores, pgtest.Querier, int64, booker.Booking) {
 	t.Helper()
 	s, pool := newStore(t)
 	slot := pgtest.InsertSlot(t, pool, 42, waitStart, 1)
@@ -28,12 +28,12 @@ func holdScene(t *testing.T) (*postgres.Store, pgtest.Querier, int64, booker.Boo
 }
 
 // cancelAndOffer cancels b and offers its place as the waitlist consumer would.
-func cancelAndOffer(t *testing.T, s *postgres.Store, slot int64, b booker.Booking) (postgres.Offer, bool) {
+func cancelAndOffer(t *testing.T, s stores, slot int64, b booker.Booking) (waitlist.Offer, bool) {
 	t.Helper()
 	if _, err := s.Cancel(context.Background(), b.ID); err != nil {
 		t.Fatal(err)
 	}
-	f := postgres.FreedPlace{AppointmentID: b.ID, SlotID: slot, DoctorID: 42, StartAt: waitStart}
+	f := waitlist.FreedPlace{AppointmentID: b.ID, SlotID: slot, DoctorID: 42, StartAt: waitStart}
 	e, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
 	if err != nil {
 		t.Fatalf("offer: %v", err)
@@ -89,7 +89,7 @@ func TestALapsedOfferRequeuesItsPatientAndADeclinedOneEndsTheEntry(t *testing.T)
 				join(t, s, p, 42, waitDay)
 			}
 			slot := pgtest.InsertSlot(t, pool, 42, waitStart, 1)
-			place := postgres.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: 42, StartAt: waitStart}
+			place := waitlist.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: 42, StartAt: waitStart}
 			o, ok, err := s.OfferFreedPlace(context.Background(), place, s.HoldOffer(offerTTL))
 			if err != nil || !ok || o.PatientID != 100 {
 				t.Fatalf("first offer %+v (ok %v, %v), want patient 100", o, ok, err)
@@ -110,7 +110,7 @@ func TestALapsedOfferRequeuesItsPatientAndADeclinedOneEndsTheEntry(t *testing.T)
 			}
 			for k, want := range c.later {
 				at := waitStart.Add(time.Duration(k+1) * time.Hour)
-				f := postgres.FreedPlace{AppointmentID: -1, SlotID: pgtest.InsertSlot(t, pool, 42, at, 1), DoctorID: 42, StartAt: at}
+				f := waitlist.FreedPlace{AppointmentID: -1, SlotID: pgtest.InsertSlot(t, pool, 42, at, 1), DoctorID: 42, StartAt: at}
 				o, ok, err := s.OfferFreedPlace(context.Background(), f, s.HoldOffer(offerTTL))
 				if err != nil || ok != (want != 0) || ok && o.PatientID != want {
 					t.Errorf("later place %d went to %+v (ok %v, %v), want %d", k, o, ok, err, want)
@@ -122,20 +122,20 @@ func TestALapsedOfferRequeuesItsPatientAndADeclinedOneEndsTheEntry(t *testing.T)
 
 // giveBack ends the offered hold: it lapses (the expiry job frees it) or its
 // patient declines it (cancels it). It returns the place as the event frees it.
-func giveBack(t *testing.T, s *postgres.Store, hold int64, lapse bool) postgres.FreedPlace {
+func giveBack(t *testing.T, s stores, hold int64, lapse bool) waitlist.FreedPlace {
 	t.Helper()
 	if !lapse {
 		if _, err := s.Cancel(context.Background(), hold); err != nil {
 			t.Fatal(err)
 		}
-		return postgres.FreedPlace{AppointmentID: hold}
+		return waitlist.FreedPlace{AppointmentID: hold}
 	}
-	s.Now = func() time.Time { return testNow.Add(offerTTL + time.Second) }
+	s.setNow(func() time.Time { return testNow.Add(offerTTL + time.Second) })
 	expired, err := s.ExpireHolds(context.Background(), 10)
 	if err != nil || len(expired) != 1 || expired[0].ID != hold {
 		t.Fatalf("expiry: %+v %v, want the offer %d", expired, err, hold)
 	}
-	return postgres.FreedPlace{AppointmentID: hold, Lapsed: true}
+	return waitlist.FreedPlace{AppointmentID: hold, Lapsed: true}
 }
 
 func TestOfferPassesOverAnOverlapAndLeavesATakenPlace(t *testing.T) {
@@ -159,7 +159,7 @@ func TestOfferPassesOverAnOverlapAndLeavesATakenPlace(t *testing.T) {
 	if _, err := s2.Book(context.Background(), booker.BookRequest{SlotID: slot2, PatientID: 78, IdempotencyKey: "k78"}); err != nil {
 		t.Fatal(err) // a booking was quicker than the offer
 	}
-	f := postgres.FreedPlace{AppointmentID: b2.ID, SlotID: slot2, DoctorID: 42, StartAt: waitStart}
+	f := waitlist.FreedPlace{AppointmentID: b2.ID, SlotID: slot2, DoctorID: 42, StartAt: waitStart}
 	if e, ok, err := s2.OfferFreedPlace(context.Background(), f, s2.HoldOffer(offerTTL)); ok || err != nil {
 		t.Errorf("a retaken place was offered: %+v %v", e, err)
 	}

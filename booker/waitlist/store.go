@@ -1,4 +1,4 @@
-package postgres
+package waitlist
 
 import (
 	"context"
@@ -7,9 +7,29 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/shared"
 )
+
+// Store keeps the waitlist's entries in PostgreSQL and offers freed places
+// from them. The waitlist runs transactions of its own, beside the booker's
+// decisions, so its SQL lives here, as remind's, outbox's and notify's live
+// in theirs; only what a booking decision ends in passing (the entries a
+// booking satisfies) is in booker/postgres, inside the decision's
+// transaction (see docs/architecture.md).
+type Store struct {
+	pool *pgxpool.Pool
+	zone *time.Location
+	// Now is the clock that decides which days may be waited for and when
+	// an offer's hold ends; tests replace it.
+	Now func() time.Time
+}
+
+// NewStore uses pool for every query and reads calendar days in zone.
+func NewStore(pool *pgxpool.Pool, zone *time.Location) *Store {
+	return &Store{pool: pool, zone: zone, Now: time.Now}
+}
 
 // JoinWaitlist puts the patient in the line of the doctor's day and returns
 // the entry's id; joining again while waiting returns the same entry.
@@ -39,7 +59,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, patientID, doctorID int64, day
 		// Over the bound, or a concurrent join of the same day won: that one is found next time.
 		return 0, booker.ErrWaitlistFull
 	case err != nil:
-		return 0, fmt.Errorf("waitlist: join: %w", translate(err))
+		return 0, fmt.Errorf("waitlist: join: %w", err)
 	}
 	return id, nil
 }
@@ -48,14 +68,14 @@ func (s *Store) JoinWaitlist(ctx context.Context, patientID, doctorID int64, day
 // first. Entries whose patient has booked in their window end first (DONE).
 func (s *Store) Waitlist(ctx context.Context, patientID int64) ([]shared.WaitlistEntry, error) {
 	if _, err := s.pool.Exec(ctx, endSatisfiedSQL+satisfiedSQL+` AND w.patient_id = $1)`, patientID); err != nil {
-		return nil, fmt.Errorf("waitlist: end satisfied: %w", translate(err))
+		return nil, fmt.Errorf("waitlist: end satisfied: %w", err)
 	}
 	rows, err := s.pool.Query(ctx, `
         SELECT id, doctor_id, day, status, CASE WHEN status = 'WAITING' THEN 0 ELSE coalesce(offer_appointment_id, 0) END, created_at
         FROM waitlist_entry WHERE patient_id = $1 AND status <> 'REMOVED'
         ORDER BY id DESC LIMIT 100`, patientID)
 	if err != nil {
-		return nil, fmt.Errorf("waitlist: list: %w", translate(err))
+		return nil, fmt.Errorf("waitlist: list: %w", err)
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (shared.WaitlistEntry, error) {
 		var e shared.WaitlistEntry
@@ -79,7 +99,7 @@ func (s *Store) LeaveWaitlist(ctx context.Context, patientID, id int64) error {
         SELECT EXISTS (SELECT 1 FROM removed)
             OR EXISTS (SELECT 1 FROM waitlist_entry WHERE id = $1 AND patient_id = $2)`, id, patientID).Scan(&found)
 	if err != nil {
-		return fmt.Errorf("waitlist: leave: %w", translate(err))
+		return fmt.Errorf("waitlist: leave: %w", err)
 	}
 	if !found {
 		return booker.ErrWaitlistEntryNotFound

@@ -1,4 +1,4 @@
-package postgres_test
+package waitlist_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"termin/booker"
-	"termin/booker/postgres"
+	"termin/booker/waitlist"
 	"termin/migrations/pgtest"
 	"termin/shared"
 )
@@ -22,11 +22,11 @@ var (
 )
 
 // freed is a place of the doctor at waitStart freed by no appointment of the waitlist.
-func freed(doctor int64) postgres.FreedPlace {
-	return postgres.FreedPlace{AppointmentID: -1, SlotID: 1, DoctorID: doctor, StartAt: waitStart}
+func freed(doctor int64) waitlist.FreedPlace {
+	return waitlist.FreedPlace{AppointmentID: -1, SlotID: 1, DoctorID: doctor, StartAt: waitStart}
 }
 
-func join(t *testing.T, s *postgres.Store, patient, doctor int64, day shared.Date) int64 {
+func join(t *testing.T, s stores, patient, doctor int64, day shared.Date) int64 {
 	t.Helper()
 	id, err := s.JoinWaitlist(context.Background(), patient, doctor, day)
 	if err != nil {
@@ -36,8 +36,8 @@ func join(t *testing.T, s *postgres.Store, patient, doctor int64, day shared.Dat
 }
 
 // offerTo records the offers as the hold would, with a made-up appointment id.
-func offerTo(got *[]int64, mu *sync.Mutex) postgres.OfferFunc {
-	return func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
+func offerTo(got *[]int64, mu *sync.Mutex) waitlist.OfferFunc {
+	return func(_ context.Context, _ pgx.Tx, e waitlist.WaitingEntry) (booker.Booking, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		*got = append(*got, e.PatientID)
@@ -104,7 +104,7 @@ func TestFreedPlacesGoToTheFirstInLineOnceEach(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var got []int64
-	releaseAll(places, func(int) {
+	pgtest.Together(places, func(int) {
 		if _, ok, err := s.OfferFreedPlace(context.Background(), freed(42), offerTo(&got, &mu)); err != nil || !ok {
 			t.Errorf("offer: ok %v, %v", ok, err)
 		}
@@ -140,10 +140,10 @@ func TestFreedPlacePassesOverWhoCannotTakeIt(t *testing.T) {
 	}
 	var asked []int64
 	e, ok, err := s.OfferFreedPlace(context.Background(), freed(42),
-		func(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
+		func(_ context.Context, _ pgx.Tx, e waitlist.WaitingEntry) (booker.Booking, error) {
 			asked = append(asked, e.PatientID)
 			if e.PatientID == 100 {
-				return booker.Booking{}, postgres.ErrSkipEntry
+				return booker.Booking{}, waitlist.ErrSkipEntry
 			}
 			return booker.Booking{Appointment: booker.Appointment{ID: 1}}, nil
 		})

@@ -1,4 +1,4 @@
-package postgres_test
+package waitlist_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
-	"termin/booker/postgres"
+	"termin/booker/waitlist"
 	"termin/migrations/pgtest"
 )
 
 // decide decides one op as a batch of one and fails the test on any error.
-func decide(t *testing.T, s *postgres.Store, op booker.Op) booker.Outcome {
+func decide(t *testing.T, s stores, op booker.Op) booker.Outcome {
 	t.Helper()
 	out, err := s.Decide(context.Background(), []booker.Op{op})
 	if err != nil || out[0].Err != nil {
@@ -66,7 +66,7 @@ func TestBookingEndsTheWaitlistEntryWhereItIsDecided(t *testing.T) {
 		{"a confirmed offer", func(d, p int64, at time.Time) {
 			slot := pgtest.InsertSlot(t, pool, d, at, 1)
 			o, ok, err := s.OfferFreedPlace(context.Background(),
-				postgres.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: d, StartAt: at}, s.HoldOffer(offerTTL))
+				waitlist.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: d, StartAt: at}, s.HoldOffer(offerTTL))
 			if err != nil || !ok {
 				t.Fatalf("offer: %v %v", ok, err)
 			}
@@ -75,7 +75,7 @@ func TestBookingEndsTheWaitlistEntryWhereItIsDecided(t *testing.T) {
 		{"a booking while an offer is held", func(d, p int64, at time.Time) {
 			slot := pgtest.InsertSlot(t, pool, d, at, 1)
 			if _, ok, err := s.OfferFreedPlace(context.Background(),
-				postgres.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: d, StartAt: at}, s.HoldOffer(offerTTL)); err != nil || !ok {
+				waitlist.FreedPlace{AppointmentID: -1, SlotID: slot, DoctorID: d, StartAt: at}, s.HoldOffer(offerTTL)); err != nil || !ok {
 				t.Fatalf("offer: %v %v", ok, err)
 			}
 			book(pgtest.InsertSlot(t, pool, d, at.Add(time.Hour), 1), p, false)
@@ -109,13 +109,13 @@ func TestNoOfferOutlivesABookingInItsWindow(t *testing.T) {
 		join(t, s, 100+p, 42, waitDay)
 		own[p] = pgtest.InsertSlot(t, pool, 42, waitStart.Add(3*time.Hour+time.Duration(p)*15*time.Minute), 1)
 	}
-	freedSlots := make([]postgres.FreedPlace, freedPlaces)
+	freedSlots := make([]waitlist.FreedPlace, freedPlaces)
 	for k := range freedSlots {
 		at := waitStart.Add(time.Duration(k) * 15 * time.Minute)
-		freedSlots[k] = postgres.FreedPlace{AppointmentID: -1, SlotID: pgtest.InsertSlot(t, pool, 42, at, 1), DoctorID: 42, StartAt: at}
+		freedSlots[k] = waitlist.FreedPlace{AppointmentID: -1, SlotID: pgtest.InsertSlot(t, pool, 42, at, 1), DoctorID: 42, StartAt: at}
 	}
 	offered := make([]bool, freedPlaces)
-	releaseAll(patients/2+freedPlaces, func(i int) {
+	pgtest.Together(patients/2+freedPlaces, func(i int) {
 		if i < freedPlaces {
 			var err error
 			_, offered[i], err = s.OfferFreedPlace(context.Background(), freedSlots[i], s.HoldOffer(offerTTL))
@@ -144,48 +144,4 @@ func TestNoOfferOutlivesABookingInItsWindow(t *testing.T) {
         WHERE a.status = 'HELD' AND w.patient_id = a.patient_id`); n != freedPlaces {
 		t.Errorf("%d holds offered to entries in line, want %d", n, freedPlaces)
 	}
-}
-
-// TestBookingsFindWaitlistEntriesByIndex holds that ending the entries a
-// batch satisfies reads a few waitlist rows per booking, however many
-// entries wait or have ended: plans made while the table was empty (the
-// first batches of an opening) are kept as it grows, and one that scanned
-// the waiting entries, or all of them, would cost every batch more each day.
-func TestBookingsFindWaitlistEntriesByIndex(t *testing.T) {
-	pool, _ := pgtest.Pool(t, 1) // one connection: its cached plans are the batches'
-	store := newStoreOn(pool)
-	hot := pgtest.InsertSlot(t, pool, 42, waitStart, 1_000_000)
-	exec(t, pool, `ALTER TABLE waitlist_entry SET (autovacuum_enabled = off)`) // statistics as stale as at 7:00
-	patient := int64(0)
-	for range 12 { // past the five runs after which PostgreSQL may cache a generic plan
-		decideBookings(t, store, hot, &patient, 5)
-	}
-	exec(t, pool, `INSERT INTO waitlist_entry (patient_id, doctor_id, day, window_from, window_to, status)
-        SELECT g, 42, $1::date, $2::timestamptz, $2::timestamptz + interval '1 day',
-               CASE WHEN g % 10 = 0 THEN 'WAITING' ELSE 'DONE' END
-        FROM generate_series(1000, 21000) g`, waitDay.String(), waitStart.Truncate(24*time.Hour).Add(-time.Hour))
-	before := waitlistRowsRead(t, pool)
-	patient, batches := int64(1000), 12
-	for range batches {
-		decideBookings(t, store, hot, &patient, 5)
-	}
-	read := waitlistRowsRead(t, pool) - before
-	t.Logf("%d batches of 5 read %d waitlist rows", batches, read)
-	if read > batches*5*10 {
-		t.Errorf("%d batches of 5 read %d waitlist rows; want a few per booking, not the 2,000 waiting", batches, read)
-	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM waitlist_entry WHERE patient_id BETWEEN 1001 AND 1060
-        AND status = 'WAITING'`); n != 0 {
-		t.Errorf("%d entries of patients who booked still wait", n)
-	}
-}
-
-// waitlistRowsRead flushes this connection's statistics and reads how many
-// waitlist rows and index entries scans have read so far.
-func waitlistRowsRead(t *testing.T, pool *pgxpool.Pool) int {
-	t.Helper()
-	exec(t, pool, `SELECT pg_stat_force_next_flush()`)
-	return pgtest.QueryInt(t, pool, `SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) +
-        (SELECT coalesce(sum(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'waitlist_entry'))::int
-        FROM pg_stat_user_tables WHERE relname = 'waitlist_entry'`)
 }

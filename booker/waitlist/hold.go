@@ -1,4 +1,4 @@
-package postgres
+package waitlist
 
 import (
 	"context"
@@ -9,6 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"termin/booker"
+)
+
+// PostgreSQL error codes an offer's hold gives a meaning to: its patient
+// cannot take the place (ErrSkipEntry).
+const (
+	codeUniqueViolation = "23505"
+	codeExclusion       = "23P01"
 )
 
 // errPlaceGone is a freed place taken again before the offer (a booking was

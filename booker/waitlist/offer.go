@@ -1,4 +1,4 @@
-package postgres
+package waitlist
 
 import (
 	"context"
@@ -86,7 +86,7 @@ func (s *Store) OfferFreedPlace(ctx context.Context, f FreedPlace, offer OfferFu
 		return nil
 	})
 	if err != nil {
-		return Offer{}, false, fmt.Errorf("waitlist: offer: %w", translate(err))
+		return Offer{}, false, fmt.Errorf("waitlist: offer: %w", err)
 	}
 	return o, ok, nil
 }
