@@ -18,6 +18,7 @@ import (
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/postgres"
+	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations"
 )
@@ -34,8 +35,10 @@ type App struct {
 	events   events
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
-	// waitlist keeps the waitlist's entries and offers freed places.
+	// waitlist keeps the waitlist's entries and offers freed places; plans
+	// keeps the working plans and writes their slots.
 	waitlist *waitlist.Store
+	plans    *plans.Store
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -66,6 +69,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.Store.Caps = a.cfg.Caps
 	a.Store.HoldTTL = a.cfg.Holds.TTL
 	a.waitlist = waitlist.NewStore(a.db, a.cfg.Zone)
+	a.plans = plans.NewStore(a.db)
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte, a visible

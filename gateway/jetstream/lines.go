@@ -57,7 +57,7 @@ type Lines interface {
 // publishes (an empty message), so that the others drop its old loads.
 func (q *Queue) ShareLines(ctx context.Context, room Lines, every time.Duration) error {
 	sub, err := q.nc.Subscribe(q.cfg.Namespace.Subject(linesSubject), func(m *nats.Msg) {
-		origin := q.peerOrigin(m)
+		origin := peers{q}.peerOrigin(m)
 		if origin == "" {
 			return
 		}
@@ -72,7 +72,7 @@ func (q *Queue) ShareLines(ctx context.Context, room Lines, every time.Duration)
 		return err
 	}
 	places, err := q.nc.Subscribe(q.cfg.Namespace.Subject(placesSubject), func(m *nats.Msg) {
-		origin := q.peerOrigin(m)
+		origin := peers{q}.peerOrigin(m)
 		if origin == "" {
 			return
 		}
@@ -87,8 +87,8 @@ func (q *Queue) ShareLines(ctx context.Context, room Lines, every time.Duration)
 		_ = sub.Unsubscribe()
 		return err
 	}
-	go q.publishLines(ctx, sub, room, every)
-	go q.publishPlaces(ctx, places, room, every)
+	go peers{q}.publishLines(ctx, sub, room, every)
+	go peers{q}.publishPlaces(ctx, places, room, every)
 	return nil
 }
 
@@ -113,7 +113,7 @@ func validNotes(notes []gateway.PlaceNote) []gateway.PlaceNote {
 
 // publishPlaces tells the places the room took or gave up since the last
 // tick, in messages of at most maxNotesPerMessage notes.
-func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
+func (q peers) publishPlaces(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
 	var buf []gateway.PlaceNote
 	everyTick(ctx, sub, every, func(int) {
 		buf = room.Places(buf[:0])
@@ -129,7 +129,7 @@ func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room 
 // publishLines tells the room's loads every tick, all of them every
 // fullEvery ticks; an empty message when there are none, so that the
 // others know this gateway is there.
-func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
+func (q peers) publishLines(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
 	var buf []gateway.LineLoad
 	everyTick(ctx, sub, every, func(tick int) {
 		var full bool

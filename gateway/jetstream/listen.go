@@ -136,11 +136,11 @@ func (q *Queue) ShareAttempts(ctx context.Context, l Attempts, every time.Durati
 	// other gateway's attempts sent from now on pass unseen (best effort: a
 	// subscription made while disconnected is sent on reconnect).
 	_ = q.nc.FlushTimeout(q.cfg.PublishTimeout)
-	go q.publishAttempts(ctx, sub, l, every)
+	go peers{q}.publishAttempts(ctx, sub, l, every)
 	return nil
 }
 
-func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l Attempts, every time.Duration) {
+func (q peers) publishAttempts(ctx context.Context, sub *nats.Subscription, l Attempts, every time.Duration) {
 	var buf []gateway.Attempt
 	everyTick(ctx, sub, every, func(int) {
 		buf = l.Outbox(buf[:0])

@@ -1,3 +1,8 @@
+// Package postgres keeps the doctors and their working plans and writes the
+// slots the plans make: a doctor put (PutDoctor), a plan put (PutSchedule)
+// and the daily roll-forward of every plan (RollForward), each a
+// transaction of its own beside the booker's decisions. booker/schedule decides which slots a plan makes, without a
+// clock or storage; this package stores the plans and the slots.
 package postgres
 
 import (
@@ -11,10 +16,25 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/booker/schedule"
 	"termin/shared"
 )
+
+// Store keeps the doctors, their working plans and the slots the plans make
+// in PostgreSQL.
+type Store struct {
+	pool *pgxpool.Pool
+	// Now is the clock that decides which slots have started, and are never
+	// touched; tests replace it.
+	Now func() time.Time
+}
+
+// NewStore uses pool for every query.
+func NewStore(pool *pgxpool.Pool) *Store {
+	return &Store{pool: pool, Now: time.Now}
+}
 
 // Deadlocks are possible, and harmless, between a plan's withdrawal and a
 // batch of bookings locking the same doctor's slots; PostgreSQL aborts one

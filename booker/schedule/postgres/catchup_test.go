@@ -20,8 +20,8 @@ func TestRollForwardCatchesUpEveryMissedOpening(t *testing.T) {
 		mustPut(t, store, doctor, weekly(15, 14, "08:00", "12:00", all...))
 	}
 	var clock time.Time
-	store.Now = func() time.Time { return clock }
-	job := &schedule.Job{Roller: store, Calendar: calendar, Now: store.Now, Log: quiet()}
+	store.setNow(func() time.Time { return clock })
+	job := &schedule.Job{Roller: store, Calendar: calendar, Now: store.now, Log: quiet()}
 	for _, at := range []string{"2026-10-13 06:30", "2026-10-16 06:30"} { // Tuesday; then nothing until Friday
 		clock = local(t, at)
 		if err := job.Tick(context.Background()); err != nil {
@@ -51,12 +51,12 @@ func TestLateRollForwardMakesNoStartedSlot(t *testing.T) {
 		`{"slotMinutes":15,"capacity":1,"horizonDays":1,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`); err != nil {
 		t.Fatal(err)
 	}
-	job := &schedule.Job{Roller: store, Calendar: calendar, Now: store.Now, Log: quiet()}
+	job := &schedule.Job{Roller: store, Calendar: calendar, Now: store.now, Log: quiet()}
 	if err := job.Tick(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	started := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at <= $1`, store.Now())
-	later := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at > $1`, store.Now())
+	started := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at <= $1`, store.now())
+	later := pgtest.QueryInt(t, pool, `SELECT count(*) FROM time_slot WHERE start_at > $1`, store.now())
 	if started != 0 || later != 7 {
 		t.Errorf("%d started and %d later slots, want 0 and 7 (10:15 to 11:45)", started, later)
 	}

@@ -11,6 +11,7 @@ import (
 	"termin/booker"
 	"termin/booker/postgres"
 	"termin/booker/schedule"
+	plans "termin/booker/schedule/postgres"
 	"termin/migrations/pgtest"
 	"termin/shared"
 )
@@ -36,15 +37,15 @@ func weekly(slotMinutes, horizon int, from, to string, days ...string) shared.Sc
 }
 
 // newScheduleStore is newStore with the clock at now (clinic time).
-func newScheduleStore(t *testing.T, now string) (*postgres.Store, *pgxpool.Pool) {
+func newScheduleStore(t *testing.T, now string) (stores, *pgxpool.Pool) {
 	t.Helper()
 	store, pool := newStore(t)
 	clock := local(t, now)
-	store.Now = func() time.Time { return clock }
+	store.setNow(func() time.Time { return clock })
 	return store, pool
 }
 
-func mustPut(t *testing.T, store *postgres.Store, doctorID int64, p shared.SchedulePlan) schedule.Applied {
+func mustPut(t *testing.T, store stores, doctorID int64, p shared.SchedulePlan) schedule.Applied {
 	t.Helper()
 	out, err := store.PutSchedule(context.Background(), doctorID, p, calendar)
 	if err != nil {
@@ -163,8 +164,9 @@ func TestRollForwardOnceWithTwoJobs(t *testing.T) {
 	t.Cleanup(other.Close)
 	acted := make(chan schedule.Rolled, 10)
 	now := func() time.Time { return local(t, "2026-10-13 06:30") } // Tuesday, within the lead
-	second := postgres.NewStore(other, berlin)
-	store.Now, second.Now = now, now // the stores skip slots started by their clock
+	second := plans.NewStore(other)
+	store.setNow(now) // the stores skip slots started by their clock
+	second.Now = now
 	jobs := []*schedule.Job{
 		{Roller: countingRoller{store, acted}, Calendar: calendar, Now: now, Log: quiet()},
 		{Roller: countingRoller{second, acted}, Calendar: calendar, Now: now, Log: quiet()},
@@ -222,7 +224,7 @@ func TestRollForward2000Doctors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := store.RollForward(ctx, calendar, calendar.OpeningDay(store.Now()))
+	r, err := store.RollForward(ctx, calendar, calendar.OpeningDay(store.now()))
 	if err != nil {
 		t.Fatal(err)
 	}
