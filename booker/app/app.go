@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/booker/postgres"
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
@@ -94,7 +95,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.serveAdmin(reg); err != nil {
 		return err
 	}
-	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
+	ann := &announce.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
 	if err := a.startEvents(ctx, js, reg, ann); err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
-	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/booker/waitlist"
 	"termin/shared"
 )
@@ -24,7 +24,7 @@ const defaultOfferTTL = 15 * time.Minute
 // announces the places its offers take with ann, as the workers announce
 // bookings. Its consumer shares the work between bookers; the entry's row
 // lock decides.
-func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *jetstream.Announcer) error {
+func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *announce.Announcer) error {
 	ttl := a.cfg.OfferTTL
 	if ttl <= 0 {
 		ttl = defaultOfferTTL

@@ -37,7 +37,7 @@ type Offers struct {
 	Log       *slog.Logger
 }
 
-// Announcer tells the gateways a slot's state; *jetstream.Announcer is one.
+// Announcer tells the gateways a slot's state; *announce.Announcer is one.
 type Announcer interface {
 	Booked(booker.Booking) shared.SlotState
 	Send(context.Context, []shared.SlotState)

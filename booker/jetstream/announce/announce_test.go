@@ -1,17 +1,17 @@
-package jetstream_test
+package announce_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 )
 
 // TestAnnouncerBoundsTrackedSlots: refusals of ever new slots keep at most
 // MaxTracked entries, and a slot announced within Refresh is still held back.
 func TestAnnouncerBoundsTrackedSlots(t *testing.T) {
-	a := &jetstream.Announcer{Refresh: time.Hour, MaxTracked: 100}
+	a := &announce.Announcer{Refresh: time.Hour, MaxTracked: 100}
 	ctx := context.Background()
 	for id := int64(1); id <= 10_000; id++ {
 		if _, ok := a.Refused(ctx, id); !ok {

@@ -1,4 +1,8 @@
-package jetstream
+// Package announce tells every gateway, on the bus, when a slot fills or
+// gets room again (with the patients holding its places), so that gateways
+// refuse a known-full slot without queueing. The booker's workers, its hold
+// expiry and the waitlist's offers announce through it.
+package announce
 
 import (
 	"context"
