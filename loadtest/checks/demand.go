@@ -1,4 +1,4 @@
-package loadtest
+package checks
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 // slot: no free place could have been theirs.
 func (c *checker) filled() Check {
 	demand := map[int64]map[int64]bool{}
-	for _, k := range c.clicks {
-		if !k.final() || k.code == "OVERLAPPING_APPOINTMENT" {
+	for _, k := range c.run.Clicks {
+		if !k.Final() || k.Code == "OVERLAPPING_APPOINTMENT" {
 			continue
 		}
-		if demand[k.slot] == nil {
-			demand[k.slot] = map[int64]bool{}
+		if demand[k.Slot] == nil {
+			demand[k.Slot] = map[int64]bool{}
 		}
-		demand[k.slot][k.patient] = true
+		demand[k.Slot][k.Patient] = true
 	}
 	var bad []string
 	over, places := 0, 0
@@ -35,7 +35,7 @@ func (c *checker) filled() Check {
 			bad = append(bad, fmt.Sprintf("slot %d: %d patients for %d places, %d booked", slot, len(patients), f.capacity, f.rows))
 		}
 	}
-	return verdict("every place filled where demand exceeded supply", bad,
+	return Verdict("every place filled where demand exceeded supply", bad,
 		fmt.Sprintf("%d slots over-demanded, all %d places filled", over, places))
 }
 
@@ -45,17 +45,17 @@ func (c *checker) filled() Check {
 func (c *checker) answered() Check {
 	by := map[string]int{}
 	var bad []string
-	for _, k := range c.clicks {
-		by[k.outcome()]++
-		if !k.final() && k.status != 429 {
-			bad = append(bad, fmt.Sprintf("click %s of patient %d: %s after %d tries", k.key, k.patient, k.outcome(), k.tries))
+	for _, k := range c.run.Clicks {
+		by[k.Outcome()]++
+		if !k.Final() && k.Status != 429 {
+			bad = append(bad, fmt.Sprintf("click %s of patient %d: %s after %d tries", k.Key, k.Patient, k.Outcome(), k.Tries))
 		}
 	}
 	summary := outcomeSummary(by)
 	if len(bad) > 0 {
 		bad[0] = summary + "; " + bad[0]
 	}
-	return verdict("every click answered with a final decision", bad, summary)
+	return Verdict("every click answered with a final decision", bad, summary)
 }
 
 func outcomeSummary(by map[string]int) string {

@@ -1,8 +1,15 @@
-package loadtest
+// Package checks proves, from the database, that a load run broke nothing
+// its load could have broken: no slot over capacity, counters that agree
+// with the rows, every booking a client was told present and every booked
+// row told, one appointment per key, every place filled where demand
+// exceeded supply, and every click answered. It compares what the clients
+// were told (Run) with what PostgreSQL holds for the run's doctors.
+package checks
 
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -16,15 +23,52 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
+// Click is one click as its client was finally told: its patient, slot and
+// Idempotency-Key, how often it was sent, and the answer.
+type Click struct {
+	Patient, Slot int64
+	Key           string
+	Tries         int
+	Status        int    // final HTTP status; 0 while undecided
+	Code          string // problem code of a final refusal
+	Appt          int64  // appointment told on 201/200
+}
+
+// Outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
+func (k Click) Outcome() string {
+	switch {
+	case k.Status == 0:
+		return "unfinished"
+	case k.Code != "":
+		return strconv.Itoa(k.Status) + " " + k.Code
+	}
+	return strconv.Itoa(k.Status)
+}
+
+// Final reports whether the click got a decision the contract calls final:
+// booked (201/200) or refused (409); 429 is counted apart by the caller.
+func (k Click) Final() bool { return k.Status == 200 || k.Status == 201 || k.Status == 409 }
+
+// Run is what the clients of a run were told, and whose rows are the run's.
+type Run struct {
+	Clicks []Click
+	// Conflicts are the keys a client was answered with two different
+	// appointments.
+	Conflicts []string
+	// FirstDoctor and LastDoctor bound the run's doctors: their slots are
+	// the run's.
+	FirstDoctor, LastDoctor int64
+	// OwnPatient tells the run's patients from a person booking beside it.
+	OwnPatient func(patient int64) bool
+}
+
 // checker compares what the clients were told with what the database holds,
 // for the run's own slots only.
 type checker struct {
-	id        ids
-	clicks    []click
-	conflicts []string
-	slots     map[int64]slotFacts
-	appts     []apptRow
-	byKey     map[string]*click // patient/key → click
+	run   Run
+	slots map[int64]slotFacts
+	appts []apptRow
+	byKey map[string]*Click // patient/key → click
 }
 
 type slotFacts struct{ capacity, booked, rows int }
@@ -34,17 +78,13 @@ type apptRow struct {
 	key, status       string
 }
 
-// runChecks reads the run's slots and appointments and checks every invariant.
-func runChecks(ctx context.Context, pool *pgxpool.Pool, id ids, l *ledger) ([]Check, error) {
-	c := &checker{id: id, clicks: l.snapshot(), byKey: map[string]*click{}}
-	l.mu.Lock()
-	c.conflicts = append([]string(nil), l.conflicts...)
-	l.mu.Unlock()
-	for i := range c.clicks {
-		c.byKey[pk(c.clicks[i].patient, c.clicks[i].key)] = &c.clicks[i]
+// All reads the run's slots and appointments and checks every invariant.
+func All(ctx context.Context, pool *pgxpool.Pool, run Run) ([]Check, error) {
+	c := &checker{run: run, byKey: map[string]*Click{}}
+	for i := range run.Clicks {
+		c.byKey[pk(run.Clicks[i].Patient, run.Clicks[i].Key)] = &run.Clicks[i]
 	}
-	lo, hi := id.doctors()
-	if err := c.load(ctx, pool, lo, hi); err != nil {
+	if err := c.load(ctx, pool, run.FirstDoctor, run.LastDoctor); err != nil {
 		return nil, fmt.Errorf("checks: %w", err)
 	}
 	return []Check{c.capacity(), c.counted(), c.confirmedPresent(), c.noneUntold(),
@@ -91,10 +131,10 @@ func (c *checker) load(ctx context.Context, pool *pgxpool.Pool, lo, hi int64) er
 func (c *checker) demanded() []int64 {
 	seen := map[int64]bool{}
 	var out []int64
-	for _, k := range c.clicks {
-		if !seen[k.slot] {
-			seen[k.slot] = true
-			out = append(out, k.slot)
+	for _, k := range c.run.Clicks {
+		if !seen[k.Slot] {
+			seen[k.Slot] = true
+			out = append(out, k.Slot)
 		}
 	}
 	return out
@@ -107,7 +147,7 @@ func (c *checker) capacity() Check {
 			bad = append(bad, fmt.Sprintf("slot %d: capacity %d, booked_count %d, BOOKED rows %d", id, f.capacity, f.booked, f.rows))
 		}
 	}
-	return verdict("no slot over capacity", bad, fmt.Sprintf("%d slots looked at", len(c.slots)))
+	return Verdict("no slot over capacity", bad, fmt.Sprintf("%d slots looked at", len(c.slots)))
 }
 
 func (c *checker) counted() Check {
@@ -117,7 +157,7 @@ func (c *checker) counted() Check {
 			bad = append(bad, fmt.Sprintf("slot %d: booked_count %d, BOOKED rows %d", id, f.booked, f.rows))
 		}
 	}
-	return verdict("booked_count = BOOKED rows", bad, fmt.Sprintf("%d slots agree", len(c.slots)))
+	return Verdict("booked_count = BOOKED rows", bad, fmt.Sprintf("%d slots agree", len(c.slots)))
 }
 
 // confirmedPresent: every booking a client was told (201/200) is in the
@@ -131,23 +171,23 @@ func (c *checker) confirmedPresent() Check {
 	}
 	var bad []string
 	told, shared := 0, 0
-	for _, k := range c.clicks {
-		if k.appt == 0 {
+	for _, k := range c.run.Clicks {
+		if k.Appt == 0 {
 			continue
 		}
 		told++
-		a, ok := byID[k.appt]
-		own := a.key == k.key && a.slot == k.slot
+		a, ok := byID[k.Appt]
+		own := a.key == k.Key && a.slot == k.Slot
 		other := c.byKey[pk(a.patient, a.key)]
-		if !ok || a.patient != k.patient || a.status != "BOOKED" || (!own && (other == nil || other.appt != a.id)) {
-			bad = append(bad, fmt.Sprintf("appointment %d told to patient %d (%s) is %+v", k.appt, k.patient, k.key, a))
+		if !ok || a.patient != k.Patient || a.status != "BOOKED" || (!own && (other == nil || other.Appt != a.id)) {
+			bad = append(bad, fmt.Sprintf("appointment %d told to patient %d (%s) is %+v", k.Appt, k.Patient, k.Key, a))
 			continue
 		}
 		if !own {
 			shared++
 		}
 	}
-	return verdict("every confirmed booking present", bad,
+	return Verdict("every confirmed booking present", bad,
 		fmt.Sprintf("%d confirmations found with patient and key (%d of them the patient's place in the opening, booked under another key)", told, shared))
 }
 
@@ -162,14 +202,14 @@ func (c *checker) noneUntold() Check {
 		if a.status != "BOOKED" {
 			continue
 		}
-		if !c.id.ownPatient(a.patient) {
+		if !c.run.OwnPatient(a.patient) {
 			outside++
 			continue
 		}
 		booked++
 		k := c.byKey[pk(a.patient, a.key)]
-		if k == nil || k.appt != a.id {
-			if k != nil && k.status == 0 {
+		if k == nil || k.Appt != a.id {
+			if k != nil && k.Status == 0 {
 				ofUnfinished++
 			}
 			bad = append(bad, fmt.Sprintf("appointment %d of patient %d (%s)", a.id, a.patient, a.key))
@@ -182,7 +222,7 @@ func (c *checker) noneUntold() Check {
 	if len(bad) > 0 {
 		bad[0] = fmt.Sprintf("%d of them belong to clicks still waiting; %s", ofUnfinished, bad[0])
 	}
-	return verdict("no booking its client was never told", bad, ok)
+	return Verdict("no booking its client was never told", bad, ok)
 }
 
 // noDuplicates: one (patient, key) never holds two appointments, and no
@@ -195,14 +235,14 @@ func (c *checker) noDuplicates() Check {
 			bad = append(bad, fmt.Sprintf("patient %d key %s has several appointments", a.patient, a.key))
 		}
 	}
-	for _, key := range c.conflicts {
+	for _, key := range c.run.Conflicts {
 		bad = append(bad, "key "+key+" was answered with two different appointments")
 	}
-	return verdict("no two appointments for one (patient, key)", bad, fmt.Sprintf("%d appointments, one per key", len(c.appts)))
+	return Verdict("no two appointments for one (patient, key)", bad, fmt.Sprintf("%d appointments, one per key", len(c.appts)))
 }
 
-// verdict makes a check from its failures: the first few are its detail.
-func verdict(name string, bad []string, ok string) Check {
+// Verdict makes a check from its failures: the first few are its detail.
+func Verdict(name string, bad []string, ok string) Check {
 	if len(bad) == 0 {
 		return Check{Name: name, OK: true, Detail: ok}
 	}
