@@ -1,4 +1,4 @@
-package loadtest_test
+package report_test
 
 import (
 	"image/png"
@@ -7,15 +7,16 @@ import (
 	"testing"
 
 	"termin/loadtest"
+	"termin/loadtest/report"
 )
 
 // openingReport is an opening's shape: 5,000 clicks/s for 30 s, the places
 // taken in the first seconds, a latency spike at the opening.
-func openingReport(dir string) *loadtest.Report {
-	r := &loadtest.Report{Scenario: loadtest.ScenarioOpening, Dir: dir}
+func openingReport(dir string) *report.Report {
+	r := &report.Report{Scenario: loadtest.ScenarioOpening, Dir: dir}
 	booked := []int{96, 24, 7, 3}
 	for s := range 32 {
-		line := loadtest.SecondLine{Second: s, Offered: 5000, Sent: 6150, SentClicks: 5000, SentRepeats: 150, SentReads: 1000,
+		line := report.SecondLine{Second: s, Offered: 5000, Sent: 6150, SentClicks: 5000, SentRepeats: 150, SentReads: 1000,
 			Answered: 6150, P50: 0.2, P90: 0.9, P99: 12}
 		if s < len(booked) {
 			line.Booked, line.P99 = booked[s], 240

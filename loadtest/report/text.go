@@ -1,11 +1,13 @@
-package loadtest
+package report
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -52,7 +54,7 @@ func (r *Report) writeChecks(tw *tabwriter.Writer) {
 func (r *Report) writeExtras(tw *tabwriter.Writer) {
 	if len(r.Errors) > 0 {
 		section(tw, "ERRORS (no answer or 5xx)", "error\tcount")
-		for _, k := range sortedKeys(r.Errors) {
+		for _, k := range slices.Sorted(maps.Keys(r.Errors)) {
 			fmt.Fprintf(tw, "%s\t%d\n", k, r.Errors[k])
 		}
 	}

@@ -1,4 +1,4 @@
-package loadtest
+package report
 
 import (
 	"fmt"
@@ -38,6 +38,11 @@ type chartLine struct {
 	pts  plotter.XYs
 }
 
+// openingScenarios are the scenarios whose clicks begin as their slots open
+// (loadtest.ScenarioOpening and ScenarioOpeningAll): their chart marks that
+// instant.
+var openingScenarios = map[string]bool{"opening": true, "opening-all": true}
+
 // panel is one chart of the stack: its plot and the legend drawn beside it.
 type panel struct {
 	plot   *plot.Plot
@@ -51,7 +56,7 @@ type panel struct {
 // opening-all scenario adds the database's confirmations and the backlog.
 // Where slots open as the clicks begin, a red line marks that instant.
 func writeChart(r *Report, path string) error {
-	opening := r.Scenario == ScenarioOpening || r.Scenario == ScenarioOpeningAll
+	opening := openingScenarios[r.Scenario]
 	n := len(r.Series)
 	sec := func(s SecondLine) int { return s.Second }
 	panels := []panel{
