@@ -117,7 +117,7 @@ hotslot-compare: build
 # waiting-room paths. Timings on a shared machine are noisy: compare ratios.
 bench:
 	$(GO) test -run '^$$' -bench DecideHotSlot -benchtime 3s -count 3 ./booker/postgres/
-	$(GO) test -run '^$$' -bench 'LimiterRefusal|KnownFull|OutlookDeepLine' -benchmem -count 3 ./gateway/
+	$(GO) test -run '^$$' -bench 'LimiterRefusal|KnownFull|OutlookDeepLine' -benchmem -count 3 ./gateway/ ./gateway/limit/ ./gateway/room/
 
 lint:
 	$(GO) vet $(MODULES)

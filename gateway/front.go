@@ -28,8 +28,8 @@ type Queue interface {
 type Front struct {
 	Queue   Queue
 	Slots   SlotSource
-	Room    *Room
-	Limiter *Limiter
+	Room    WaitingRoom
+	Limiter RateLimiter
 	// Budget is how long a request waits for its decision before 202.
 	Budget  time.Duration
 	Metrics *FrontMetrics
@@ -154,7 +154,7 @@ func (f *Front) open(ctx context.Context, slotID, patientID int64) (Slot, error)
 // follow answers a key whose patient's place in the opening is at another
 // gateway: with that place's decision once it has one (from the decisions
 // bucket, or the refusal that gateway told), else the place's whereabouts.
-func (f *Front) follow(ctx context.Context, t *Ticket, req BookRequest) (BookingResult, error) {
+func (f *Front) follow(ctx context.Context, t Ticket, req BookRequest) (BookingResult, error) {
 	select {
 	case <-t.Done():
 		d, err := t.Decision()
@@ -165,7 +165,7 @@ func (f *Front) follow(ctx context.Context, t *Ticket, req BookRequest) (Booking
 		f.Metrics.outcome(outcomeRecorded)
 		return result(d, BookRequest{SlotID: d.SlotID}, true, nil)
 	}
-	pos, wait := f.Room.Position(t)
+	pos, wait := t.Position()
 	f.Metrics.outcome(outcomeQueued)
 	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
@@ -175,19 +175,19 @@ func (f *Front) follow(ctx context.Context, t *Ticket, req BookRequest) (Booking
 // once rather than held for the whole budget. Held requests are what a
 // falling-behind system cannot afford: each keeps a connection, and the
 // clients open more.
-func (f *Front) beyondBudget(t *Ticket) (int, time.Duration, bool) {
+func (f *Front) beyondBudget(t Ticket) (int, time.Duration, bool) {
 	select {
 	case <-t.Done():
 		return 0, 0, false
 	default:
 	}
-	pos, retry, eta, known := f.Room.Outlook(t)
+	pos, retry, eta, known := t.Outlook()
 	return pos, retry, known && eta > f.Budget
 }
 
 // await waits for the ticket's decision until the deadline; past it the
 // client learns its position and when to ask again.
-func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline time.Time) (BookingResult, error) {
+func (f *Front) await(ctx context.Context, t Ticket, req BookRequest, deadline time.Time) (BookingResult, error) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
@@ -197,13 +197,13 @@ func (f *Front) await(ctx context.Context, t *Ticket, req BookRequest, deadline 
 		if t.Alias(req.IdempotencyKey) {
 			// Another key of the patient's one place in this opening: it gets
 			// the place's decision, and a booking it did not create is a 200.
-			return result(d, t.Request, true, err)
+			return result(d, t.Request(), true, err)
 		}
 		return result(d, req, d.Replay || !t.FirstAnswer(), err)
 	case <-timer.C:
 	case <-ctx.Done():
 	}
-	pos, wait := f.Room.Position(t)
+	pos, wait := t.Position()
 	f.Metrics.outcome(outcomeQueued)
 	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }

@@ -17,7 +17,7 @@ type FrontMetrics struct {
 }
 
 // NewFrontMetrics registers the shield's metrics; room feeds the size gauges.
-func NewFrontMetrics(reg prometheus.Registerer, room *Room) *FrontMetrics {
+func NewFrontMetrics(reg prometheus.Registerer, room RoomGauges) *FrontMetrics {
 	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "gateway_shield_total",
 		Help: "Booking requests by what the gateway's shield did with them.",

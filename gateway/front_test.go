@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/gateway/limit"
+	wroom "termin/gateway/room"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 // instantQueue decides every command at once as a new booking and has
@@ -96,7 +99,7 @@ func TestRepeatOfATicketDecidedAfter202ReadsNoRecord(t *testing.T) {
 	slot := gateway.Slot{ID: 7, DoctorID: 1, StartAt: time.Now().Add(time.Hour), Capacity: 1}
 	q := &laterQueue{decisions: make(chan shared.Decision)}
 	front := newFront(q, slot, 20*time.Millisecond)
-	front.Limiter = gateway.NewLimiter(1000, 10*time.Second, time.Now) // room for the polls
+	front.Limiter = limit.New(1000, 10*time.Second, time.Now) // room for the polls
 	if res, err := front.RequestBooking(t.Context(), request(slot, 5)); err != nil || !res.Queued {
 		t.Fatalf("first request: %+v, %v; want 202", res, err)
 	}
@@ -108,7 +111,7 @@ func TestRepeatOfATicketDecidedAfter202ReadsNoRecord(t *testing.T) {
 	}{{false, 0}, {true, 1}} {
 		var res gateway.BookingResult
 		var err error
-		checkFor(t, time.Second, func() error {
+		poll.For(t, time.Second, time.Millisecond, func() error {
 			res, err = front.RequestBooking(t.Context(), request(slot, 5))
 			if err == nil && res.Queued {
 				return fmt.Errorf("repeat %d still 202 (position %d)", i+1, res.Position)
@@ -149,27 +152,10 @@ func TestRepeatWhoseRecordCannotBeReadJoinsTheLine(t *testing.T) {
 	}
 }
 
-// checkFor calls fn until it returns nil or timeout passes, and then fails
-// the test with fn's last error.
-func checkFor(t *testing.T, timeout time.Duration, fn func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := fn()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %v", timeout, err)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // newFront is a front for the one slot over q, with a room of the default
 // configuration and a limiter of five requests in ten seconds.
 func newFront(q gateway.Queue, slot gateway.Slot, budget time.Duration) *gateway.Front {
 	return &gateway.Front{Queue: q, Slots: fixedSlot(slot), Budget: budget,
-		Room:    gateway.NewRoom(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
-		Limiter: gateway.NewLimiter(5, 10*time.Second, time.Now)}
+		Room:    wroom.New(gateway.DefaultRoomConfig(), q, fixedSlot(slot), quiet()),
+		Limiter: limit.New(5, 10*time.Second, time.Now)}
 }

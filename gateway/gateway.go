@@ -146,10 +146,10 @@ func (r BookRequest) Names(slotID int64) bool {
 	return slotID == r.SlotID || slices.Contains(r.SlotIDs, slotID)
 }
 
-// command is the request as it travels to the booker: a request naming
+// Command is the request as it travels to the booker: a request naming
 // alternatives at their version, so that a booker that does not know them
 // refuses it instead of booking its first slot alone.
-func (r BookRequest) command() shared.Command {
+func (r BookRequest) Command() shared.Command {
 	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, r.Hold, r.Minutes), Kind: shared.KindBook,
 		SlotID: r.SlotID, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey, TraceID: r.TraceID,
 		Hold: r.Hold, Minutes: r.Minutes}

@@ -84,6 +84,9 @@ func (c *SlotCache) get(ctx context.Context, id int64, good func(cachedSlot, tim
 // database round trip on some booking's path, which warming saves.
 func (c *SlotCache) Reads() int64 { return c.reads.Load() }
 
+// TTL is how long a slot read on demand stays in the cache.
+func (c *SlotCache) TTL() time.Duration { return c.ttl }
+
 // Len is the number of cached slots.
 func (c *SlotCache) Len() int {
 	c.mu.RLock()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"termin/loadtest/checks"
 )
 
 // click is one press of "book" by one patient: one Idempotency-Key, sent
@@ -145,17 +146,14 @@ func (l *ledger) settle(c *click, a answer) (again time.Time, repeat bool) {
 	return time.Time{}, false
 }
 
-// outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
-func (c *click) outcome() string {
-	switch {
-	case c.status == 0:
-		return "unfinished"
-	case c.code != "":
-		return strconv.Itoa(c.status) + " " + c.code
-	}
-	return strconv.Itoa(c.status)
+// told is the click as the invariant checks see it: what its client was
+// finally told.
+func (c *click) told() checks.Click {
+	return checks.Click{Patient: c.patient, Slot: c.slot, Key: c.key, Tries: c.tries, Status: c.status, Code: c.code, Appt: c.appt}
 }
 
-// final reports whether the click got a decision the contract calls final:
-// booked (201/200) or refused (409); 429 is counted apart by the caller.
-func (c *click) final() bool { return c.status == 200 || c.status == 201 || c.status == 409 }
+// outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
+func (c *click) outcome() string { return c.told().Outcome() }
+
+// final reports whether the click got a decision the contract calls final.
+func (c *click) final() bool { return c.told().Final() }

@@ -13,31 +13,6 @@ import (
 // process while the seed baseline serves inside it.
 const LabelBaselineProcess = LabelGenerator + " + seed baseline server"
 
-// Comparison is the hot slot through the whole path beside the seed's
-// one-transaction-per-request design, the same ramp in the same run.
-type Comparison struct {
-	Whole    CompareLeg `json:"wholePath"`
-	Baseline CompareLeg `json:"seedBaseline"`
-	// Ratio is the whole path's knee over the baseline's, in confirmed
-	// bookings per second.
-	Ratio float64 `json:"kneeRatio"`
-	// BaselineServerUS estimates the baseline server's own CPU per booking:
-	// its process less the load generator's share, at the whole-path leg's
-	// CPU per request sent.
-	BaselineServerUS float64 `json:"baselineServerUsPerBookingEstimate"`
-	Ramp             string  `json:"ramp"`
-}
-
-// CompareLeg is one of the two runs.
-type CompareLeg struct {
-	Target string     `json:"target"`
-	Knee   Knee       `json:"knee"`
-	CPU    *CPUReport `json:"cpu"`
-	Sent   uint64     `json:"requestsSent"`
-	Passed bool       `json:"passed"`
-	Dir    string     `json:"dir"`
-}
-
 // runCompare runs the sustained ramp against the gateway, then against the
 // seed baseline served from this process over its own pool, each on its own
 // huge slot, and reports both knees.
@@ -48,12 +23,12 @@ func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, er
 	if err != nil {
 		return whole, fmt.Errorf("whole path: %w", err)
 	}
-	_ = whole.finish() // its verdict goes into the comparison's checks
+	_ = finish(whole) // its verdict goes into the comparison's checks
 	base, err := runBaseline(ctx, o, pool)
 	if err != nil {
 		return base, fmt.Errorf("seed baseline: %w", err)
 	}
-	_ = base.finish()
+	_ = finish(base)
 	rep := &Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: whole.Started,
 		Settings: settings(o), Dir: o.OutDir, Compare: compare(whole, base)}
 	rep.Compare.Ramp = fmt.Sprintf("from %.0f/s, +%.0f/s every %s, at most %s", o.Rate, o.RampStep, o.StepDuration, o.Duration)
@@ -66,7 +41,7 @@ func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, er
 			rep.Checks = append(rep.Checks, c)
 		}
 	}
-	return rep, rep.finish()
+	return rep, finish(rep)
 }
 
 func runBaseline(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, error) {
@@ -93,7 +68,7 @@ func compare(whole, base *Report) *Comparison {
 	if c.Baseline.Knee.Confirmed > 0 {
 		c.Ratio = c.Whole.Knee.Confirmed / c.Baseline.Knee.Confirmed
 	}
-	gen, proc := whole.CPU.find(LabelGenerator), base.CPU.find(LabelBaselineProcess)
+	gen, proc := findLine(whole.CPU, LabelGenerator), findLine(base.CPU, LabelBaselineProcess)
 	if gen != nil && proc != nil && c.Whole.Sent > 0 && base.CPU.Confirmed > 0 {
 		perSent := gen.Seconds / float64(c.Whole.Sent)
 		server := max(proc.Seconds-perSent*float64(c.Baseline.Sent), 0)

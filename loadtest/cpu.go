@@ -61,39 +61,6 @@ func RunProcesses(pid int) []ProcessGroup {
 	}
 }
 
-// CPUReport is the CPU each process spent between the two readings (before
-// the first click, after the system caught up), per confirmed booking. CPU
-// time does not depend on how the cores are shared, so it is the figure by
-// which changes to the path can be compared on a busy machine.
-type CPUReport struct {
-	WindowSeconds     float64   `json:"windowSeconds"`
-	Confirmed         int       `json:"confirmedBookings"`
-	Processes         []CPULine `json:"processes"`
-	TotalSeconds      float64   `json:"totalCpuSeconds"`
-	TotalUSPerBooking float64   `json:"totalUsPerBooking"`
-	// OwnDatabaseUSPerBooking is the total with PostgreSQL counted as the
-	// run database's backends only: on a machine where other databases are
-	// busy, the figure that is this system's alone.
-	OwnDatabaseUSPerBooking float64 `json:"totalOwnDatabaseUsPerBooking,omitempty"`
-	// PostgresBackends splits PostgreSQL: the backends serving the run's
-	// database, the rest (server processes, other databases' backends).
-	PostgresBackends []CPULine `json:"postgresBreakdown,omitempty"`
-	// Prometheus is each /metrics endpoint's process_cpu_seconds_total over
-	// the same window, a cross-check of the /proc figures.
-	Prometheus []CPULine `json:"prometheusCrossCheck,omitempty"`
-	Error      string    `json:"error,omitempty"`
-}
-
-// CPULine is one process group's CPU over the window.
-type CPULine struct {
-	Process      string  `json:"process"`
-	Found        bool    `json:"found"`
-	PIDs         []int   `json:"pids,omitempty"`
-	Seconds      float64 `json:"cpuSeconds"`
-	Cores        float64 `json:"cores"` // Seconds / window: cores kept busy on average
-	USPerBooking float64 `json:"usPerBooking"`
-}
-
 // cpuMeter reads the groups' CPU before and after the load.
 type cpuMeter struct {
 	groups, dbGroups []proccpu.Group
@@ -155,13 +122,13 @@ func (m *cpuMeter) report(confirmed int) *CPUReport {
 	window := after.At.Sub(m.before.At)
 	r.WindowSeconds = window.Seconds()
 	for _, g := range m.groups {
-		l := r.line(g.Label, m.before, after, window)
+		l := measureLine(r, g.Label, m.before, after, window)
 		r.Processes = append(r.Processes, l)
 		r.TotalSeconds += l.Seconds
 	}
 	r.TotalUSPerBooking = perBooking(r.TotalSeconds, confirmed)
-	if pg := r.postgres(); pg != nil && pg.Found {
-		in := r.line(m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
+	if pg := postgresLine(r); pg != nil && pg.Found {
+		in := measureLine(r, m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
 		rest := CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
 			Seconds: max(pg.Seconds-in.Seconds, 0)}
 		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), perBooking(rest.Seconds, confirmed)
@@ -171,7 +138,7 @@ func (m *cpuMeter) report(confirmed int) *CPUReport {
 	return r
 }
 
-func (r *CPUReport) line(label string, before, after proccpu.Sample, window time.Duration) CPULine {
+func measureLine(r *CPUReport, label string, before, after proccpu.Sample, window time.Duration) CPULine {
 	cpu, found := proccpu.Delta(before, after, label)
 	l := CPULine{Process: label, Found: found, PIDs: after.Groups[label].PIDs, Seconds: cpu.Seconds()}
 	if window > 0 {
@@ -182,14 +149,14 @@ func (r *CPUReport) line(label string, before, after proccpu.Sample, window time
 }
 
 // postgres is the line of the PostgreSQL processes, by server or by name.
-func (r *CPUReport) postgres() *CPULine {
-	if l := r.find(LabelDatabaseServer); l != nil {
+func postgresLine(r *CPUReport) *CPULine {
+	if l := findLine(r, LabelDatabaseServer); l != nil {
 		return l
 	}
-	return r.find(LabelPostgres)
+	return findLine(r, LabelPostgres)
 }
 
-func (r *CPUReport) find(label string) *CPULine {
+func findLine(r *CPUReport, label string) *CPULine {
 	for i := range r.Processes {
 		if r.Processes[i].Process == label {
 			return &r.Processes[i]
@@ -199,7 +166,7 @@ func (r *CPUReport) find(label string) *CPULine {
 }
 
 // crossCheck adds each endpoint's process_cpu_seconds_total over the window.
-func (r *CPUReport) crossCheck(before, after map[string]sample) {
+func crossCheck(r *CPUReport, before, after map[string]sample) {
 	for _, src := range []string{"gateway", "booker"} {
 		b, okB := before[src]["process_cpu_seconds_total"]
 		a, okA := after[src]["process_cpu_seconds_total"]

@@ -53,27 +53,6 @@ func (w *openingAll) click(rng *rand.Rand, l *ledger, _ time.Time) (patient, slo
 
 func (w *openingAll) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
-// Morning is the opening-all scenario's own report: the opening, the
-// bookings the database confirmed second by second, the backlog, and the
-// time to a decision over the run and in its first second.
-type Morning struct {
-	Opening        time.Time     `json:"opening"`
-	Doctors        int           `json:"doctors"`
-	SlotsPerDoctor int           `json:"slotsPerDoctor"`
-	Places         int           `json:"places"`
-	Skew           string        `json:"skew"`
-	Confirmed      int           `json:"confirmedBookings"`
-	Seconds        []MorningLine `json:"seconds"`
-	Decisions      []LatencyLine `json:"decisionLatency"`
-}
-
-// MorningLine is one second after the opening.
-type MorningLine struct {
-	BacklogLine
-	// Confirmed is the appointments the database created in this second.
-	Confirmed int `json:"confirmedInSecond"`
-}
-
 func newMorning(o Options, p *prepared) *Morning {
 	m := &Morning{Opening: p.opensAt, Doctors: o.AllDoctors, SlotsPerDoctor: o.AllSlots, Skew: o.Skew}
 	for _, s := range p.slots {
@@ -102,7 +81,7 @@ func confirmedBySecond(ctx context.Context, pool *pgxpool.Pool, id ids, opening 
 }
 
 // fill merges the backlog watch's seconds with the database's confirmations.
-func (m *Morning) fill(backlog []BacklogLine, confirmed map[int]int) {
+func fillMorning(m *Morning, backlog []BacklogLine, confirmed map[int]int) {
 	last := len(backlog) - 1
 	for s := range confirmed {
 		last = max(last, s)

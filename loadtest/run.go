@@ -39,7 +39,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	return rep, rep.finish()
+	return rep, finish(rep)
 }
 
 // runScenario runs one scenario and checks it; generator labels the load
@@ -51,13 +51,13 @@ func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator s
 		return nil, err
 	}
 	rep := newReport(o, p)
-	m, err := rep.measure(ctx, o, pool, p, id, generator)
+	m, err := measure(ctx, rep, o, pool, p, id, generator)
 	if err != nil {
 		return rep, err
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
 	defer cancel()
-	return rep, rep.conclude(cctx, o, pool, p, id, m)
+	return rep, conclude(cctx, rep, o, pool, p, id, m)
 }
 
 // measured is what one run's load left to report: the clients' engine, the
@@ -72,7 +72,7 @@ type measured struct {
 
 // measure reads the CPU and metrics, sends the load (from the opening, in
 // opening-all), waits for the system to catch up and reads them again.
-func (r *Report) measure(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, generator string) (*measured, error) {
+func measure(ctx context.Context, r *Report, o Options, pool *pgxpool.Pool, p *prepared, id ids, generator string) (*measured, error) {
 	m := &measured{meter: newCPUMeter(o, pool, generator), e: newEngine(o, p.load, id)}
 	if !p.opensAt.IsZero() && time.Until(p.opensAt) > warmAhead {
 		// Shortly before the opening, as patients load the page: a connection
@@ -86,7 +86,7 @@ func (r *Report) measure(ctx context.Context, o Options, pool *pgxpool.Pool, p *
 	m.before = scrapeBoth(ctx, o, r)
 	m.meter.start()
 	m.since = time.Now()
-	if err := r.awaitOpening(ctx, p); err != nil {
+	if err := awaitOpening(ctx, r, p); err != nil {
 		return nil, err
 	}
 	var backlog *backlogWatch // opening-all only
@@ -105,19 +105,19 @@ func (r *Report) measure(ctx context.Context, o Options, pool *pgxpool.Pool, p *
 
 // conclude fills the report from the measurements and the database, and
 // runs the invariant checks.
-func (r *Report) conclude(ctx context.Context, o Options, pool *pgxpool.Pool, p *prepared, id ids, m *measured) error {
+func conclude(ctx context.Context, r *Report, o Options, pool *pgxpool.Pool, p *prepared, id ids, m *measured) error {
 	for _, src := range []string{"gateway", "booker"} {
 		r.Metrics = append(r.Metrics, deltas(src, m.before[src], m.after[src])...)
 	}
-	r.addStats(o, m.e.stats, m.e.ledger.snapshot())
+	addStats(r, o, m.e.stats, m.e.ledger.snapshot())
 	if p.knee != nil {
 		r.Knee = &p.knee.knee
 	}
-	if err := r.addCPU(ctx, pool, id, m); err != nil {
+	if err := addCPU(ctx, r, pool, id, m); err != nil {
 		return err
 	}
 	if r.Morning != nil {
-		if err := r.addMorning(ctx, pool, id, m.backlog, m.e); err != nil {
+		if err := addMorning(ctx, r, pool, id, m.backlog, m.e); err != nil {
 			return err
 		}
 	} else if o.Scenario == ScenarioOpening {
@@ -130,8 +130,8 @@ func (r *Report) conclude(ctx context.Context, o Options, pool *pgxpool.Pool, p 
 
 // finish records whether every check held, saves the report and says
 // ErrInvariant when one failed.
-func (r *Report) finish() error {
-	passed := r.passed() // before Save, so that report.txt and report.json carry the result
+func finish(r *Report) error {
+	passed := r.Held() // before Save, so that report.txt and report.json carry the result
 	if err := r.Save(); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
@@ -143,7 +143,7 @@ func (r *Report) finish() error {
 
 // awaitOpening waits for the opening-all scenario's opening, after which
 // the first click is due.
-func (r *Report) awaitOpening(ctx context.Context, p *prepared) error {
+func awaitOpening(ctx context.Context, r *Report, p *prepared) error {
 	if p.opensAt.IsZero() {
 		return nil
 	}
@@ -155,22 +155,22 @@ func (r *Report) awaitOpening(ctx context.Context, p *prepared) error {
 
 // addCPU counts the run's confirmed bookings in the database and charges
 // each measured process's CPU to them.
-func (r *Report) addCPU(ctx context.Context, pool *pgxpool.Pool, id ids, m *measured) error {
+func addCPU(ctx context.Context, r *Report, pool *pgxpool.Pool, id ids, m *measured) error {
 	confirmed, err := confirmedBookings(ctx, pool, id, m.since)
 	if err != nil {
 		return fmt.Errorf("count confirmed bookings: %w", err)
 	}
 	r.CPU = m.meter.report(confirmed)
-	r.CPU.crossCheck(m.before, m.after)
+	crossCheck(r.CPU, m.before, m.after)
 	return nil
 }
 
-func (r *Report) addMorning(ctx context.Context, pool *pgxpool.Pool, id ids, lines []BacklogLine, e *engine) error {
+func addMorning(ctx context.Context, r *Report, pool *pgxpool.Pool, id ids, lines []BacklogLine, e *engine) error {
 	bySec, err := confirmedBySecond(ctx, pool, id, r.Morning.Opening)
 	if err != nil {
 		return fmt.Errorf("confirmed bookings by second: %w", err)
 	}
-	r.Morning.fill(lines, bySec)
+	fillMorning(r.Morning, lines, bySec)
 	r.Morning.Decisions = decisionLatency(e.ledger.snapshot(), e.stats.began)
 	return nil
 }

@@ -95,15 +95,6 @@ func splitSeries(line string) (series, rest string) {
 	return line, ""
 }
 
-// MetricDelta is one watched series before and after the run.
-type MetricDelta struct {
-	Source string  `json:"source"`
-	Series string  `json:"series"`
-	Before float64 `json:"before"`
-	After  float64 `json:"after"`
-	Delta  float64 `json:"delta"`
-}
-
 // deltas lists the watched series that changed, and each watched family's total.
 func deltas(source string, before, after sample) []MetricDelta {
 	var out []MetricDelta

@@ -49,18 +49,6 @@ func caughtUp(ctx context.Context, pool *pgxpool.Pool, o Options) bool {
 	return s["booker_queue_pending"]+s["booker_stream_pending"]+s["booker_stream_ack_pending"] == 0
 }
 
-// BacklogLine is one second of a run as the backlog watch saw it at the
-// second's end: clicks sent and finally answered so far, those still
-// waiting, and the booker's queue.
-type BacklogLine struct {
-	Second  int `json:"second"`
-	Clicks  int `json:"clicksSoFar"`
-	Decided int `json:"decidedSoFar"`
-	Backlog int `json:"backlog"`
-	// QueuePending is booker_queue_pending; -1 when the booker is not scraped.
-	QueuePending float64 `json:"bookerQueuePending"`
-}
-
 // backlogWatch samples the clients' backlog and the booker's queue every
 // second, from the first click until stopped (after the catch-up wait).
 type backlogWatch struct {

@@ -51,21 +51,6 @@ func (p stepPacer) hitsBefore(k int) uint64 {
 
 var _ vegeta.Pacer = stepPacer{}
 
-// Step is one step of the sustained ramp.
-type Step struct {
-	Offered   float64 `json:"offeredPerSecond"`
-	Confirmed float64 `json:"confirmedPerSecond"`
-}
-
-// Knee is where confirmed bookings per second stopped rising with the
-// offered rate: the system's sustained booking capacity.
-type Knee struct {
-	Offered   float64 `json:"offeredPerSecond"`
-	Confirmed float64 `json:"confirmedPerSecond"`
-	Found     bool    `json:"found"`
-	Steps     []Step  `json:"steps"`
-}
-
 // kneeWatch measures, at the end of each step, the bookings the database
 // confirmed in it (the huge slot's booked_count), and stops the ramp once
 // they no longer rise.

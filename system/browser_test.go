@@ -2,6 +2,7 @@ package system_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"termin/shared/poll"
 )
 
 // pageTimeout bounds each browser step; the machine may be loaded.
@@ -160,15 +162,16 @@ func (p *tab) waitFor(what, cond string) {
 func (p *tab) waitWithin(limit time.Duration, what, cond string) time.Duration {
 	p.t.Helper()
 	began := time.Now()
-	for {
-		if eval[bool](p, "!!("+cond+")") {
-			return time.Since(began)
+	err := poll.Until(limit, 100*time.Millisecond, func() error {
+		if !eval[bool](p, "!!("+cond+")") {
+			return errors.New("the condition does not hold")
 		}
-		if time.Since(began) > limit {
-			p.t.Fatalf("waited %v for %s (%s)\npage shows:\n%s", limit, what, cond, p.visibleText())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return nil
+	})
+	if err != nil {
+		p.t.Fatalf("waited %v for %s (%s)\npage shows:\n%s", limit, what, cond, p.visibleText())
 	}
+	return time.Since(began)
 }
 
 // pendingKey is the Idempotency-Key of the booking the page is following,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"termin/shared/natsembed"
 	"termin/shared/poll"
 )
 
@@ -85,15 +86,11 @@ func (n *natsNode) options() *server.Options {
 }
 
 func (n *natsNode) start() error {
-	srv, err := server.NewServer(n.options())
+	srv, err := natsembed.Start(n.options())
 	if err != nil {
-		return fmt.Errorf("nats node %s: %w", n.name, err)
+		return fmt.Errorf("nats node %s on port %d: %w", n.name, n.clientPort, err)
 	}
-	srv.Start()
 	n.srv = srv
-	if !srv.ReadyForConnections(10 * time.Second) {
-		return fmt.Errorf("nats node %s not accepting connections on port %d", n.name, n.clientPort)
-	}
 	return nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"termin/gateway/token"
 )
 
 // DevPatient is the patient the development token of `make run` acts for:
@@ -44,30 +46,14 @@ func NewDevAuth(secret []byte) (DevAuth, error) {
 	}
 	d := DevAuth{Secret: secret}
 	var err error
-	if d.PatientToken, err = SignToken(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
+	if d.PatientToken, err = token.Sign(secret, strconv.Itoa(DevPatient), "patient", devTokenLifetime); err != nil {
 		return DevAuth{}, err
 	}
-	if d.StaffToken, err = SignClaims(secret, jwt.MapClaims{"sub": "dev-desk", "role": "staff", "practiceId": DevPractice}, devTokenLifetime); err != nil {
+	if d.StaffToken, err = token.SignClaims(secret, jwt.MapClaims{"sub": "dev-desk", "role": "staff", "practiceId": DevPractice}, devTokenLifetime); err != nil {
 		return DevAuth{}, err
 	}
-	d.AdminToken, err = SignToken(secret, "dev-admin", "admin", devTokenLifetime)
+	d.AdminToken, err = token.Sign(secret, "dev-admin", "admin", devTokenLifetime)
 	return d, err
-}
-
-// SignClaims makes an HS256 token with claims (a role's scope: doctorId,
-// practiceId) valid for lifetime.
-func SignClaims(secret []byte, claims jwt.MapClaims, lifetime time.Duration) (string, error) {
-	now := time.Now()
-	claims["iat"], claims["exp"] = now.Unix(), now.Add(lifetime).Unix()
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
-}
-
-// SignToken makes an HS256 token for sub and role valid for lifetime.
-func SignToken(secret []byte, sub, role string, lifetime time.Duration) (string, error) {
-	now := time.Now()
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": sub, "role": role, "iat": now.Unix(), "exp": now.Add(lifetime).Unix(),
-	}).SignedString(secret)
 }
 
 // WriteTokens puts the tokens in dir/patient.token and dir/admin.token,

@@ -10,6 +10,7 @@ import (
 
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
+	"termin/gateway/room"
 	"termin/shared/poll"
 )
 
@@ -53,12 +54,12 @@ func TestTwoGatewaysKeepOneLine(t *testing.T) {
 	if n := s.lastSeq() - before; n > uint64(2+margin) {
 		t.Errorf("%d commands reached the stream for a slot of 2 places, want at most places + margin = %d", n, 2+margin)
 	}
-	secret := gateway.OpeningSecret(testLotterySecret, 42, opens)
+	secret := room.OpeningSecret(testLotterySecret, 42, opens)
 	bound := 2 + margin
 	for g := range gws {
 		order := slices.Clone(entrants[g])
 		slices.SortFunc(order, func(a, b int64) int {
-			ra, rb := gateway.LotteryRank(secret, a), gateway.LotteryRank(secret, b)
+			ra, rb := room.LotteryRank(secret, a), room.LotteryRank(secret, b)
 			return map[bool]int{true: -1, false: 1}[ra < rb]
 		})
 		for _, w := range winners {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"termin/shared/natsembed"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -63,17 +63,7 @@ func benchPublish(b *testing.B, replicas int, always bool, publishers int) {
 // before ack, and returns its client URL.
 func benchNATS(b *testing.B, replicas int, always bool) string {
 	if replicas == 1 {
-		ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-			StoreDir: b.TempDir(), SyncAlways: always, NoSigs: true, NoLog: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		ns.Start()
-		b.Cleanup(ns.Shutdown)
-		if !ns.ReadyForConnections(10 * time.Second) {
-			b.Fatal("nats not ready")
-		}
-		return ns.ClientURL()
+		return natsembed.ForTest(b, func(o *server.Options) { o.SyncAlways, o.NoLog = always, true }).ClientURL()
 	}
 	return startNATSCluster(b, 3, always).clientURLs()
 }

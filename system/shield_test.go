@@ -59,7 +59,7 @@ func TestTwoGatewaysSharePatientLimit(t *testing.T) {
 		}
 	}
 	poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
-		if n := s.gateway.Front().Limiter.Attempts(7); n != 5 {
+		if n := s.gateway.Limiter().Attempts(7); n != 5 {
 			return fmt.Errorf("the limiter counts %d attempts of patient 7, want 5", n)
 		}
 		return nil
@@ -151,7 +151,7 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 		// A defined arrival order: the next client comes once this one holds
 		// its place (a sleep is not enough while the room reads the slot).
 		poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
-			if n := s.gateway.Front().Room.Held(); n <= i {
+			if n := s.gateway.Room().Held(); n <= i {
 				return fmt.Errorf("the room holds %d requests, want client %d's place too", n, i)
 			}
 			return nil

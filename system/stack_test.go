@@ -217,13 +217,25 @@ func bookBody(slotID, patientID int64) []byte {
 	return fmt.Appendf(nil, `{"slotId":%d,"patientId":%d}`, slotID, patientID)
 }
 
-// bookUntilDecided sends a booking and repeats it with the same key while the
-// answer is 202 or 503, honouring Retry-After, as a real client does.
+// bookUntilDecided sends a booking to the stack's gateway and repeats it with
+// the same key until decided (untilDecided), waiting a quarter of each
+// Retry-After: that keeps the test short, and the order stays honest.
 func (s *stack) bookUntilDecided(slotID, patientID int64, key string, limit time.Duration) (first, final answer, err error) {
+	return untilDecided(func() (answer, error) {
+		s.posts.Add(1)
+		return s.do("POST", "/api/appointments", key, bookBody(slotID, patientID))
+	}, limit, 4)
+}
+
+// untilDecided is the tests' one client that repeats a booking until it is
+// decided, as a real client does: it calls send (one request, the same key
+// each time) again while the answer is 202 or 503, after each Retry-After
+// divided by hurry (1 waits it in full), until limit has passed. first is
+// the first answer, final the last.
+func untilDecided(send func() (answer, error), limit time.Duration, hurry int) (first, final answer, err error) {
 	deadline := time.Now().Add(limit)
 	for {
-		s.posts.Add(1)
-		a, err := s.do("POST", "/api/appointments", key, bookBody(slotID, patientID))
+		a, err := send()
 		if err != nil {
 			return first, a, err
 		}
@@ -234,7 +246,7 @@ func (s *stack) bookUntilDecided(slotID, patientID int64, key string, limit time
 			return first, a, nil
 		}
 		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
-		time.Sleep(time.Duration(max(wait, 1)) * time.Second / 4) // a quarter keeps the test short; the order stays honest
+		time.Sleep(time.Duration(max(wait, 1)) * time.Second / time.Duration(hurry))
 	}
 }
 

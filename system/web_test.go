@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
+	"termin/gateway/token"
 	"termin/system"
 )
 
@@ -66,7 +67,7 @@ func (w *webStack) link(patient int64) string {
 // postAs books through the page's gateway with the patient's token.
 func (w *webStack) postAs(patient, slot int64, key string) answer {
 	w.t.Helper()
-	tok, err := system.SignToken(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
+	tok, err := token.Sign(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -81,19 +82,6 @@ func (w *webStack) postAs(patient, slot int64, key string) answer {
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	_ = json.NewDecoder(resp.Body).Decode(&a.body)
 	return a
-}
-
-// rushAs books as a client of the burst does: the same key, again after
-// each Retry-After, until decided; it returns the final status.
-func (w *webStack) rushAs(patient, slot int64, key string) int {
-	for deadline := time.Now().Add(time.Minute); ; {
-		a := w.postAs(patient, slot, key)
-		if (a.status != http.StatusAccepted && a.status != http.StatusServiceUnavailable) || time.Now().After(deadline) {
-			return a.status
-		}
-		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
-		time.Sleep(time.Duration(max(wait, 1)) * time.Second)
-	}
 }
 
 // openingSlot is a slot that opens for booking at opens, as at 7:00.
@@ -270,13 +258,13 @@ func TestPatientPage(t *testing.T) {
 		signin := `!document.getElementById('v-signin').hidden && document.getElementById('nav').hidden`
 		p := openTab(t, browser, w.page.URL()+"/")
 		p.waitFor("the sign-in view without a token", signin)
-		expired, err := system.SignToken(w.secret, "109", "patient", -time.Minute)
+		expired, err := token.Sign(w.secret, "109", "patient", -time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p = openTab(t, browser, w.page.URL()+"/#token="+expired)
 		p.waitFor("the sign-in view for an expired token", signin+` && document.getElementById('signin-why').textContent.includes('abgelaufen')`)
-		forged, err := system.SignToken([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
+		forged, err := token.Sign([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +328,7 @@ func TestPatientPage(t *testing.T) {
 		p.waitFor("a repeat of the request", `window.__posts >= 2`)
 		p.waitFor("the countdown to the next repeat", `document.getElementById('wait-state').textContent.includes('Nächste')`)
 		p.screenshot("page-waiting-room")
-		if n := w.page.Front().Limiter.Attempts(102); n != 1 {
+		if n := w.page.Limiter().Attempts(102); n != 1 {
 			t.Errorf("the gateway counted %d booking attempts of patient 102 while the page repeated, want 1", n)
 		}
 		w.startBooker(nil, nil)
@@ -481,7 +469,10 @@ func TestPatientPage(t *testing.T) {
 		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 		var wg sync.WaitGroup
 		for i := range rushers {
-			wg.Go(func() { w.rushAs(int64(3000+i), slot, fmt.Sprint("rush-", i)) })
+			wg.Go(func() { // as a client of the burst does: after each Retry-After in full
+				send := func() (answer, error) { return w.postAs(int64(3000+i), slot, fmt.Sprint("rush-", i)), nil }
+				_, _, _ = untilDecided(send, time.Minute, 1)
+			})
 		}
 		p.book(fmt.Sprintf(`[data-slot="%d"]`, slot))
 		p.waitFor("the page's answer", `!document.getElementById('v-result').hidden`)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"termin/gateway/token"
 	"termin/gateway/web"
-	"termin/system"
 )
 
 // reply is one scripted answer of the API: a status, a Retry-After in
@@ -168,7 +168,7 @@ func (s *scriptedAPI) open(t *testing.T, browser context.Context, patient string
 	s.keys = nil
 	s.mu.Unlock()
 	s.scripted.Store(false)
-	tok, err := system.SignToken([]byte(strings.Repeat("k", 32)), patient, "patient", time.Hour)
+	tok, err := token.Sign([]byte(strings.Repeat("k", 32)), patient, "patient", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package system
 import (
 	"errors"
 	"strconv"
+	"termin/gateway/token"
 	"time"
 )
 
@@ -14,7 +15,7 @@ func PageLink(gatewayURL string, secret []byte, patient int64, ttl time.Duration
 	if len(secret) == 0 || patient <= 0 {
 		return "", errors.New("system: a page link needs the auth secret and a positive patient id")
 	}
-	tok, err := SignToken(secret, strconv.FormatInt(patient, 10), "patient", ttl)
+	tok, err := token.Sign(secret, strconv.FormatInt(patient, 10), "patient", ttl)
 	if err != nil {
 		return "", err
 	}

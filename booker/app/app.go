@@ -17,7 +17,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/booker/postgres"
+	plans "termin/booker/schedule/postgres"
+	"termin/booker/waitlist"
 	"termin/migrations"
 )
 
@@ -33,6 +36,10 @@ type App struct {
 	events   events
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
+	// waitlist keeps the waitlist's entries and offers freed places; plans
+	// keeps the working plans and writes their slots.
+	waitlist *waitlist.Store
+	plans    *plans.Store
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -62,6 +69,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.Store.Rules = booker.CancelRules{Cutoff: a.cfg.CancelCutoff}
 	a.Store.Caps = a.cfg.Caps
 	a.Store.HoldTTL = a.cfg.Holds.TTL
+	a.waitlist = waitlist.NewStore(a.db, a.cfg.Zone)
+	a.plans = plans.NewStore(a.db)
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte, a visible
@@ -86,7 +95,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err := a.serveAdmin(reg); err != nil {
 		return err
 	}
-	ann := &jetstream.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
+	ann := &announce.Announcer{Conn: a.nc, Namespace: a.cfg.Stream.Namespace, Holders: a.Store, Refresh: 2 * time.Second}
 	if err := a.startEvents(ctx, js, reg, ann); err != nil {
 		return err
 	}

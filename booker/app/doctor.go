@@ -22,7 +22,7 @@ func (a *App) putDoctor(m *nats.Msg) {
 	default:
 		ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
 		d := req.Doctor
-		err := a.Store.PutDoctor(ctx, booker.Doctor{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: max(d.PracticeID, 1)})
+		err := a.plans.PutDoctor(ctx, booker.Doctor{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: max(d.PracticeID, 1)})
 		cancel()
 		if err != nil {
 			a.cfg.Logger.Error("doctor: storing failed", "doctor", d.ID, "err", err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/shared"
 )
 
@@ -28,7 +28,7 @@ type HoldConfig struct {
 // startHoldExpiry runs the expiry job in this booker until the workers stop.
 // Every booker runs it; the store's conditional update frees each hold's
 // places exactly once however many run at the same moment.
-func (a *App) startHoldExpiry(ann *jetstream.Announcer) {
+func (a *App) startHoldExpiry(ann *announce.Announcer) {
 	every := a.cfg.Holds.Sweep
 	if every <= 0 {
 		every = defaultHoldSweep
@@ -56,7 +56,7 @@ func (a *App) startHoldExpiry(ann *jetstream.Announcer) {
 	}
 }
 
-func (a *App) expireHolds(ctx context.Context, ann *jetstream.Announcer) {
+func (a *App) expireHolds(ctx context.Context, ann *announce.Announcer) {
 	expired, err := a.Store.ExpireHolds(ctx, holdSweepLimit)
 	if err != nil {
 		if ctx.Err() == nil {

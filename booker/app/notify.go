@@ -7,7 +7,7 @@ import (
 
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/booker/notify"
 	"termin/booker/outbox"
 )
@@ -23,7 +23,7 @@ type events struct {
 
 // startEvents creates the events stream and starts what the configuration
 // enables; both run in every booker by default, safely side by side.
-func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg prometheus.Registerer, ann *jetstream.Announcer) error {
+func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg prometheus.Registerer, ann *announce.Announcer) error {
 	if a.cfg.DisableRelay && a.cfg.DisableNotifier {
 		return nil
 	}

@@ -167,7 +167,7 @@ func (a *App) doPractice(ctx context.Context, req shared.PracticeRequest, res *p
 		if res.Slots, err = a.Store.Unblock(ctx, t); err != nil || len(res.Slots) == 0 {
 			return err
 		}
-		res.Offers, err = a.Store.OfferUnblocked(ctx, res.Slots, a.Store.HoldOffer(a.offerTTL()))
+		res.Offers, err = a.waitlist.OfferUnblocked(ctx, res.Slots, a.waitlist.HoldOffer(a.offerTTL()))
 		return err
 	}
 	return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown practice operation %q", req.Op))

@@ -76,7 +76,7 @@ func (a *App) startSchedules() (err error) {
 	if every <= 0 {
 		every = defaultRollEvery
 	}
-	job := &schedule.Job{Roller: a.Store, Calendar: cal, Every: every, Log: a.cfg.Logger,
+	job := &schedule.Job{Roller: a.plans, Calendar: cal, Every: every, Log: a.cfg.Logger,
 		Now: func() time.Time { return a.Store.Now() }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -101,7 +101,7 @@ func (a *App) applySchedule(m *nats.Msg, cal schedule.Calendar) {
 		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed schedule request"
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
-		applied, err := a.Store.PutSchedule(ctx, req.DoctorID, req.Plan, cal)
+		applied, err := a.plans.PutSchedule(ctx, req.DoctorID, req.Plan, cal)
 		cancel()
 		res = toScheduleResult(applied, err)
 		if res.Code == shared.CodeInternal {

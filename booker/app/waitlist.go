@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
-	"termin/booker/jetstream"
+	"termin/booker/jetstream/announce"
 	"termin/booker/waitlist"
 	"termin/shared"
 )
@@ -24,7 +24,7 @@ const defaultOfferTTL = 15 * time.Minute
 // announces the places its offers take with ann, as the workers announce
 // bookings. Its consumer shares the work between bookers; the entry's row
 // lock decides.
-func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *jetstream.Announcer) error {
+func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *announce.Announcer) error {
 	ttl := a.cfg.OfferTTL
 	if ttl <= 0 {
 		ttl = defaultOfferTTL
@@ -33,7 +33,7 @@ func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.
 	if err != nil {
 		return err
 	}
-	o := &waitlist.Offers{Store: a.Store, Consumer: cons, Offer: a.Store.HoldOffer(ttl), Announcer: ann, Log: a.cfg.Logger}
+	o := &waitlist.Offers{Store: a.waitlist, Consumer: cons, Offer: a.waitlist.HoldOffer(ttl), Announcer: ann, Log: a.cfg.Logger}
 	a.background(func() { _ = o.Run(run) })
 	return nil
 }
@@ -83,14 +83,14 @@ func (a *App) doWaitlist(req shared.WaitlistRequest, res *shared.WaitlistResult)
 		if perr != nil || req.DoctorID <= 0 {
 			return shared.NewError(shared.CodeInvalidRequest, "doctorId and date (YYYY-MM-DD) are required")
 		}
-		res.ID, err = a.Store.JoinWaitlist(ctx, req.PatientID, req.DoctorID, day)
+		res.ID, err = a.waitlist.JoinWaitlist(ctx, req.PatientID, req.DoctorID, day)
 	case shared.WaitlistList:
-		res.Entries, err = a.Store.Waitlist(ctx, req.PatientID)
+		res.Entries, err = a.waitlist.Waitlist(ctx, req.PatientID)
 	case shared.WaitlistLeave:
 		if req.ID <= 0 {
 			return shared.NewError(shared.CodeInvalidRequest, "the entry id must be a positive integer")
 		}
-		err = a.Store.LeaveWaitlist(ctx, req.PatientID, req.ID)
+		err = a.waitlist.LeaveWaitlist(ctx, req.PatientID, req.ID)
 	default:
 		return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown waitlist operation %q", req.Op))
 	}

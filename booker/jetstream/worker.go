@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/booker"
+	"termin/booker/jetstream/announce"
 	"termin/shared"
 )
 
@@ -37,7 +38,7 @@ type Worker struct {
 	// delivery before the messages are handed back to JetStream.
 	Retries int
 	// Announcer, when set, tells the gateways about slots that fill or reopen.
-	Announcer *Announcer
+	Announcer *announce.Announcer
 	// Namespace is the system's: the dead-letter subject lies in it.
 	Namespace shared.Namespace
 	// MaxDeliver is the consumer's bound on deliveries: the last one of a

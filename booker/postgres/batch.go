@@ -93,6 +93,11 @@ type batch struct {
 	insured map[int64]string
 }
 
+// trips are a batch's round trips to PostgreSQL: what it reads and locks
+// before deciding, and what it writes after. The deciding in between, in
+// memory and in op order, is the batch's own; the two share its state.
+type trips struct{ *batch }
+
 type keyID struct {
 	patient int64
 	key     string
@@ -124,14 +129,15 @@ type holding struct{ slot, patient int64 }
 type upcomingKey struct{ doctor, patient int64 }
 
 func (b *batch) run(ctx context.Context) error {
-	if err := b.read(ctx); err != nil {
+	io := trips{b}
+	if err := io.read(ctx); err != nil {
 		return err
 	}
 	if err := b.readInsurance(ctx); err != nil {
 		return err
 	}
 	if b.careful {
-		if err := b.readTimes(ctx); err != nil {
+		if err := io.readTimes(ctx); err != nil {
 			return err
 		}
 	}
@@ -155,7 +161,7 @@ func (b *batch) run(ctx context.Context) error {
 	if b.rerun {
 		return errRerunCarefully
 	}
-	return b.write(ctx)
+	return io.write(ctx)
 }
 
 // book decides one booking against the slot as the batch has left it.

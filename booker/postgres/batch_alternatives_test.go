@@ -84,7 +84,7 @@ func TestDecideAlternativesUnderConcurrency(t *testing.T) {
 	}
 	var mu sync.Mutex
 	won := map[int64]int{}
-	releaseAll(8, func(w int) {
+	pgtest.Together(8, func(w int) {
 		var ops []booker.Op
 		for p := range 5 {
 			patient := int64(w*5 + p + 1)

@@ -142,7 +142,7 @@ func (b *batch) solo(i int) bool {
 // readTimes reads, for a careful batch, the active appointments of its
 // booking patients that overlap the batch's slots' day, one patient at a
 // time through the patient exclusion constraint's index.
-func (b *batch) readTimes(ctx context.Context) error {
+func (b trips) readTimes(ctx context.Context) error {
 	var patients []int64
 	var lo, hi time.Time
 	for _, op := range b.ops {
@@ -259,7 +259,7 @@ func (b *batch) confirmUnchanged(ctx context.Context, i int) error {
 }
 
 // unusualColumns fills winner k's (op i's) hold expiry and following slots.
-func (b *batch) unusualColumns(w *winnerColumns, k, i int) {
+func (b trips) unusualColumns(w *winnerColumns, k, i int) {
 	n := len(b.winners)
 	if w.expires == nil {
 		w.expires, w.spans = make([]*time.Time, n), make([]string, n)

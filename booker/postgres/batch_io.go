@@ -75,7 +75,7 @@ const reserveSQL = `
 // and cancellations' alike) in id order, so that concurrent batches queue
 // for the same rows in the same order and cannot deadlock; then it learns
 // the keys decided before and who holds places in the slots.
-func (b *batch) read(ctx context.Context) error {
+func (b trips) read(ctx context.Context) error {
 	var patients, slots, holders, appts, spanFirst []int64
 	var keys []string
 	var spanMinutes []int32
@@ -187,7 +187,7 @@ const upcomingSQL = `
             WHERE a.patient_id = p.id AND a.status NOT IN ('CANCELLED', 'EXPIRED') AND s.start_at > $2
             GROUP BY s.doctor_id) u`
 
-func (b *batch) readUpcoming(res pgx.BatchResults) error {
+func (b trips) readUpcoming(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return err
@@ -206,7 +206,7 @@ func (b *batch) readUpcoming(res pgx.BatchResults) error {
 	return rows.Err()
 }
 
-func (b *batch) readKnown(res pgx.BatchResults) error {
+func (b trips) readKnown(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func (b *batch) readKnown(res pgx.BatchResults) error {
 	return rows.Err()
 }
 
-func (b *batch) readSlots(res pgx.BatchResults) error {
+func (b trips) readSlots(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (b *batch) readSlots(res pgx.BatchResults) error {
 	return rows.Err()
 }
 
-func (b *batch) readHolders(res pgx.BatchResults) error {
+func (b trips) readHolders(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return err
@@ -300,7 +300,7 @@ SELECT id, patient_id, idempotency_key, created_at FROM a`
 // and chk_booked behind it, fail the whole batch rather than overbook — and
 // inserts the winners and ends the waitlist entries the batch's bookings
 // satisfy, in one round trip; then it answers the batch's repeats.
-func (b *batch) write(ctx context.Context) error {
+func (b trips) write(ctx context.Context) error {
 	if len(b.winners) > 0 {
 		if err := b.writeWinners(ctx); err != nil {
 			return err
@@ -315,7 +315,7 @@ func (b *batch) write(ctx context.Context) error {
 	return nil
 }
 
-func (b *batch) writeWinners(ctx context.Context) error {
+func (b trips) writeWinners(ctx context.Context) error {
 	var ids []int64
 	var counts []int32
 	for id, sl := range b.slots {
@@ -360,7 +360,7 @@ func (sl *slotRow) filled() bool { return sl.granted > 0 && sl.count+sl.granted 
 // holders before it: only theirs must be read to announce them. A slot whose
 // every place went to this batch (every capacity-1 slot it fills) is held by
 // its winners, known without a read.
-func (b *batch) filledAfterOthers() []int64 {
+func (b trips) filledAfterOthers() []int64 {
 	var ids []int64
 	for id, sl := range b.slots {
 		if sl.filled() && sl.count > 0 {
@@ -372,7 +372,7 @@ func (b *batch) filledAfterOthers() []int64 {
 
 // readFullHolders gives each winner of a slot the batch filled the slot's
 // holders, so that announcing it full costs no read of its own.
-func (b *batch) readFullHolders(res pgx.BatchResults, queried bool) error {
+func (b trips) readFullHolders(res pgx.BatchResults, queried bool) error {
 	holders := make(map[int64][]int64)
 	if queried {
 		rows, err := res.Query()
@@ -416,7 +416,7 @@ type winnerColumns struct {
 	spans   []string
 }
 
-func (b *batch) winnerColumns() winnerColumns {
+func (b trips) winnerColumns() winnerColumns {
 	n := len(b.winners)
 	w := winnerColumns{slots: make([]int64, n), patients: make([]int64, n), doctors: make([]int64, n),
 		keys: make([]string, n), prints: make([]string, n), tokens: make([]string, n), starts: make([]time.Time, n), ends: make([]time.Time, n),
@@ -434,7 +434,7 @@ func (b *batch) winnerColumns() winnerColumns {
 	return w
 }
 
-func (b *batch) readWinners(res pgx.BatchResults) error {
+func (b trips) readWinners(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return fmt.Errorf("postgres: insert winners: %w", err)

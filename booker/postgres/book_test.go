@@ -25,7 +25,7 @@ func TestBookConcurrentlyNeverExceedsCapacity(t *testing.T) {
 			store, pool := newStore(t)
 			slot := pgtest.InsertSlot(t, pool, 42, future, tc.capacity)
 			var got outcomes
-			releaseAll(tc.patients, func(i int) {
+			pgtest.Together(tc.patients, func(i int) {
 				got.add(store.Book(context.Background(), booker.BookRequest{
 					SlotID: slot, PatientID: int64(1000 + i), IdempotencyKey: fmt.Sprintf("key-%d", i),
 				}))
@@ -52,7 +52,7 @@ func TestBookOnePatientTwoKeysConcurrently(t *testing.T) {
 	store, pool := newStore(t)
 	slot := pgtest.InsertSlot(t, pool, 42, future, 5)
 	var got outcomes
-	releaseAll(2, func(i int) {
+	pgtest.Together(2, func(i int) {
 		got.add(store.Book(context.Background(), booker.BookRequest{
 			SlotID: slot, PatientID: 77, IdempotencyKey: fmt.Sprintf("click-%d", i),
 		}))
@@ -74,7 +74,7 @@ func TestBookSameKeyConcurrently(t *testing.T) {
 			store, pool := newStore(t)
 			slot := pgtest.InsertSlot(t, pool, 42, future, capacity)
 			var got outcomes
-			releaseAll(20, func(int) {
+			pgtest.Together(20, func(int) {
 				got.add(store.Book(context.Background(), booker.BookRequest{
 					SlotID: slot, PatientID: 77, IdempotencyKey: "same-click",
 				}))

@@ -24,7 +24,7 @@ func TestCancelConcurrentlyFreesOnePlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	var changed, failed atomic.Int32
-	releaseAll(20, func(int) {
+	pgtest.Together(20, func(int) {
 		c, err := store.Cancel(ctx, victim.ID)
 		if err != nil || c.Status != booker.StatusCancelled {
 			failed.Add(1)

@@ -74,7 +74,7 @@ func TestCapHoldsUnderConcurrentBatches(t *testing.T) {
 		slots = append(slots, pgtest.InsertSlot(t, pool, 42, future.Add(time.Duration(i)*time.Hour), 1))
 	}
 	var booked atomic.Int32
-	releaseAll(10, func(i int) {
+	pgtest.Together(10, func(i int) {
 		op := booker.Op{Book: &booker.BookRequest{SlotID: slots[i], PatientID: 7, IdempotencyKey: fmt.Sprint("k", i)}}
 		out, err := store.Decide(context.Background(), []booker.Op{op})
 		switch {

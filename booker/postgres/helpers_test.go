@@ -42,24 +42,6 @@ func bookedRows(t *testing.T, pool *pgxpool.Pool, slotID int64) int {
 	return pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slotID)
 }
 
-// releaseAll starts n goroutines that wait on one closed channel, so that they
-// hit the database as close to the same instant as Go can make them, and waits
-// for all of them.
-func releaseAll(n int, fn func(i int)) {
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	close(start)
-	wg.Wait()
-}
-
 // outcomes collects the results of concurrent calls, safely.
 type outcomes struct {
 	mu       sync.Mutex

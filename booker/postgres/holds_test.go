@@ -102,7 +102,7 @@ func TestConfirmRacesExpiry(t *testing.T) {
 	sweeper.Now = func() time.Time { return testNow.Add(postgres.DefaultHoldTTL + time.Second) }
 	var mu sync.Mutex
 	confirmed, expired := map[int64]int{}, map[int64]int{}
-	releaseAll(n+4, func(i int) {
+	pgtest.Together(n+4, func(i int) {
 		if i >= n {
 			for range 5 {
 				got, err := sweeper.ExpireHolds(context.Background(), 7)
@@ -156,7 +156,7 @@ func TestOnePatientHundredDoctorsAtOnce(t *testing.T) {
 		slots[i] = pgtest.InsertSlot(t, pool, int64(1000+i), future.Add(time.Duration(i%10)*time.Minute), 1)
 	}
 	var res outcomes
-	releaseAll(n, func(i int) {
+	pgtest.Together(n, func(i int) {
 		req := booker.BookRequest{SlotID: slots[i], PatientID: 77, IdempotencyKey: fmt.Sprintf("k%d", i)}
 		if i%2 == 0 {
 			res.add(store.Book(context.Background(), req))
@@ -196,7 +196,7 @@ func TestLongVisitAgainstItsSlots(t *testing.T) {
 			{SlotID: second, PatientID: 3, IdempotencyKey: fmt.Sprintf("b%d", round)},
 		}
 		won := make([]bool, len(reqs))
-		releaseAll(len(reqs), func(i int) {
+		pgtest.Together(len(reqs), func(i int) {
 			_, err := store.Book(context.Background(), reqs[i])
 			won[i] = err == nil
 			if err != nil && shared.CodeOf(err) != shared.CodeSlotFull {

@@ -45,7 +45,7 @@ JOIN appointment_reschedule r ON r.patient_id = k.patient_id AND r.idempotency_k
 JOIN appointment a ON a.id = r.appointment_id
 JOIN time_slot t ON t.id = r.to_slot_id`
 
-func (b *batch) readMoved(res pgx.BatchResults) error {
+func (b trips) readMoved(res pgx.BatchResults) error {
 	rows, err := res.Query()
 	if err != nil {
 		return err

@@ -106,7 +106,7 @@ func TestConcurrentReschedulesIntoOnePlace(t *testing.T) {
 		appts[i] = b
 	}
 	var moved, full atomic.Int32
-	releaseAll(len(appts), func(i int) {
+	pgtest.Together(len(appts), func(i int) {
 		_, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: appts[i].ID, SlotID: target,
 			PatientID: appts[i].PatientID, IdempotencyKey: "move"})
 		switch {
@@ -140,7 +140,7 @@ func TestConcurrentRepeatsOfOneRescheduleKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ok atomic.Int32
-	releaseAll(20, func(int) {
+	pgtest.Together(20, func(int) {
 		r, err := store.Reschedule(ctx, booker.RescheduleRequest{AppointmentID: b.ID, SlotID: to, PatientID: 7, IdempotencyKey: "m"})
 		if err == nil && r.ID == b.ID && r.SlotID == to {
 			ok.Add(1)

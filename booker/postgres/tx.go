@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -49,4 +50,17 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, fn func(querier) error) error
 		return fmt.Errorf("postgres: commit: %w", pgx.ErrTxCommitRollback)
 	}
 	return nil
+}
+
+// Deadlocks and serialization failures are possible, and harmless, between
+// transactions that lock one doctor's slots in different orders; PostgreSQL
+// aborts one, and it is run again.
+const (
+	codeDeadlock      = "40P01"
+	codeSerialization = "40001"
+)
+
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == codeDeadlock || pgErr.Code == codeSerialization)
 }

@@ -46,7 +46,7 @@ func (c *bookedColumns) add(patient, doctor int64, start time.Time) {
 
 // booked lists what the batch has left BOOKED that was not before: its
 // winners that are no holds, its moves and its confirmed holds.
-func (b *batch) booked() bookedColumns {
+func (b trips) booked() bookedColumns {
 	var c bookedColumns
 	for _, i := range b.winners {
 		if bk := b.out[i].Booking; bk.Status == booker.StatusBooked {
@@ -70,7 +70,7 @@ func (b *batch) booked() bookedColumns {
 
 // queueWaitlistBooked adds waitlistBookedSQL to the batch's writes; false
 // when the batch booked nothing, and nothing was queued.
-func (b *batch) queueWaitlistBooked(q *pgx.Batch) bool {
+func (b trips) queueWaitlistBooked(q *pgx.Batch) bool {
 	c := b.booked()
 	if len(c.patients) == 0 {
 		return false
@@ -92,7 +92,7 @@ func readWaitlistBooked(res pgx.BatchResults, queued bool) error {
 
 // endWaitlistBooked runs waitlistBookedSQL on its own, for a batch that
 // wrote no new appointments but may have moved or confirmed some.
-func (b *batch) endWaitlistBooked(ctx context.Context) error {
+func (b trips) endWaitlistBooked(ctx context.Context) error {
 	c := b.booked()
 	if len(c.patients) == 0 {
 		return nil

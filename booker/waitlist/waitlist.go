@@ -1,7 +1,7 @@
 // Package waitlist offers freed places to the patients waiting for them. It
 // consumes the appointment events: a cancellation, a move or an expired hold
 // frees a place, and the first patient in line for that doctor's day is
-// offered it as a hold (postgres.OfferFreedPlace), which the gateways are
+// offered it as a hold (Store.OfferFreedPlace), which the gateways are
 // told of as of any booking. Declining an offer is cancelling its hold, and
 // an offer that expires frees its place again: either way the next patient
 // in line is offered it.
@@ -19,7 +19,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/booker"
 	"termin/booker/outbox"
-	"termin/booker/postgres"
 	"termin/shared"
 )
 
@@ -28,17 +27,17 @@ const ConsumerName = "waitlist"
 
 // Offers turns freed places into offers.
 type Offers struct {
-	Store    *postgres.Store
+	Store    *Store
 	Consumer jetstream.Consumer
 	// Offer gives the place to the entry's patient (a hold for OFFER_TTL).
-	Offer postgres.OfferFunc
+	Offer OfferFunc
 	// Announcer, when set, tells the gateways that an offer took a place,
 	// as a booking would; the place freed was announced by whoever freed it.
 	Announcer Announcer
 	Log       *slog.Logger
 }
 
-// Announcer tells the gateways a slot's state; *jetstream.Announcer is one.
+// Announcer tells the gateways a slot's state; *announce.Announcer is one.
 type Announcer interface {
 	Booked(booker.Booking) shared.SlotState
 	Send(context.Context, []shared.SlotState)
@@ -131,24 +130,24 @@ func (o *Offers) handle(ctx context.Context, m jetstream.Msg) {
 // slot) freed. Bookings free nothing: this consumer sees them only on a
 // server that takes one filter subject, and a relay round's bookings, sent
 // together as an array (see outbox.Decode), are not an event here either.
-func freedPlace(data []byte) (postgres.FreedPlace, bool) {
+func freedPlace(data []byte) (FreedPlace, bool) {
 	var ev outbox.Event
 	var a outbox.Appointment
 	if json.Unmarshal(data, &ev) != nil || json.Unmarshal(ev.Data, &a) != nil {
-		return postgres.FreedPlace{}, false
+		return FreedPlace{}, false
 	}
-	f := postgres.FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}
+	f := FreedPlace{AppointmentID: a.AppointmentID, SlotID: a.SlotID, DoctorID: a.DoctorID, StartAt: a.StartAt}
 	switch ev.Type {
 	case outbox.SubjectCancelled:
 	case outbox.SubjectExpired:
 		f.Lapsed = true
 	case outbox.SubjectRescheduled:
 		if a.FromStartAt == nil {
-			return postgres.FreedPlace{}, false
+			return FreedPlace{}, false
 		}
 		f.SlotID, f.DoctorID, f.StartAt = a.FromSlotID, a.FromDoctorID, *a.FromStartAt
 	default:
-		return postgres.FreedPlace{}, false
+		return FreedPlace{}, false
 	}
 	return f, f.SlotID > 0 && f.DoctorID > 0
 }

@@ -13,7 +13,6 @@ import (
 	"termin/booker"
 	"termin/booker/internal/testkit"
 	"termin/booker/outbox"
-	"termin/booker/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations/pgtest"
 	"termin/shared"
@@ -25,10 +24,10 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 // offers records what the consumer offers, as the hold would take it.
 type offers struct {
 	mu  sync.Mutex
-	got []postgres.WaitingEntry
+	got []waitlist.WaitingEntry
 }
 
-func (o *offers) offer(_ context.Context, _ pgx.Tx, e postgres.WaitingEntry) (booker.Booking, error) {
+func (o *offers) offer(_ context.Context, _ pgx.Tx, e waitlist.WaitingEntry) (booker.Booking, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.got = append(o.got, e)
@@ -58,10 +57,10 @@ func (a *announced) list() []shared.SlotState {
 	return append([]shared.SlotState(nil), a.states...)
 }
 
-func (o *offers) list() []postgres.WaitingEntry {
+func (o *offers) list() []waitlist.WaitingEntry {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return append([]postgres.WaitingEntry(nil), o.got...)
+	return append([]waitlist.WaitingEntry(nil), o.got...)
 }
 
 func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
@@ -69,8 +68,7 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	_, js, ns := testkit.NATS(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := postgres.NewStore(db, berlin)
-	store.Now = func() time.Time { return time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC) }
+	store := storesOn(db, time.Date(2031, 3, 1, 9, 0, 0, 0, time.UTC))
 	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +79,7 @@ func TestCancellationOffersThePlaceToTheFirstInLine(t *testing.T) {
 	rec := &offers{}
 	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: log, Idle: 20 * time.Millisecond}
 	ann := &announced{}
-	o := &waitlist.Offers{Store: store, Consumer: cons, Offer: rec.offer, Announcer: ann, Log: log}
+	o := &waitlist.Offers{Store: store.waitlistStore, Consumer: cons, Offer: rec.offer, Announcer: ann, Log: log}
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = relay.Run(ctx) })
 	wg.Go(func() { _ = o.Run(ctx) })

@@ -16,7 +16,9 @@ import (
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
+	"termin/gateway/limit"
 	"termin/gateway/postgres"
+	"termin/gateway/room"
 	"termin/migrations"
 )
 
@@ -32,6 +34,9 @@ type App struct {
 	server *gwhttp.Server
 	ln     net.Listener
 	pprof  *http.Server
+	// room and limiter are the shield's parts that tests look into.
+	room    *room.Room
+	limiter *limit.Limiter
 	// pprofAddr is where pprof listens, once it does.
 	pprofAddr string
 }
@@ -180,3 +185,10 @@ func (a *App) close() error {
 // Front is the gateway's shield, for tests and diagnostics that look at its
 // shared state (the limiter's counts, the room's marks).
 func (a *App) Front() *gateway.Front { return a.front }
+
+// Room is the gateway's waiting room, for tests that look into its lines.
+func (a *App) Room() *room.Room { return a.room }
+
+// Limiter is the gateway's limit on booking attempts, for tests that read
+// its shared counts.
+func (a *App) Limiter() *limit.Limiter { return a.limiter }

@@ -26,7 +26,7 @@ func (a *App) observe(reg prometheus.Registerer) {
 			Help: "Slots read one by one on a booking's path (a cache miss); an opening warmed before its first click needs none."},
 			func() float64 { return float64(a.slots.Reads()) }),
 		gauge("gateway_known_full_slots", "Slots this gateway refuses without queueing (a live full mark from the booker).",
-			func() float64 { return float64(a.front.Room.KnownFullSlots()) }),
+			func() float64 { return float64(a.room.KnownFullSlots()) }),
 		gauge("gateway_ready", "1 while PostgreSQL and NATS answer (what /readyz says), else 0.",
 			func() float64 { return readiness(a.ready) }),
 	)

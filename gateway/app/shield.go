@@ -6,7 +6,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/gateway"
+	"termin/gateway/limit"
 	"termin/gateway/postgres"
+	"termin/gateway/room"
+	"termin/gateway/warm"
 )
 
 // shield builds the burst shield in front of the queue: the per-patient
@@ -23,27 +26,28 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 		stop()
 		return nil, nil, err
 	}
-	room := gateway.NewRoom(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger,
-		gateway.WithPeerName(a.queue.ID()), gateway.WithPlaceRecord(places))
-	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: room,
-		Limiter: gateway.NewLimiter(a.cfg.RateLimit, a.cfg.RateWindow, time.Now), Budget: a.cfg.ReplyBudget,
-		Metrics: gateway.NewFrontMetrics(reg, room)}
-	warmer := &gateway.Warmer{Source: reads, Cache: slots, Room: room,
+	waiting := room.New(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger,
+		room.WithPeerName(a.queue.ID()), room.WithPlaceRecord(places))
+	a.room = waiting
+	a.limiter = limit.New(a.cfg.RateLimit, a.cfg.RateWindow, time.Now)
+	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: waiting, Limiter: a.limiter, Budget: a.cfg.ReplyBudget,
+		Metrics: gateway.NewFrontMetrics(reg, waiting)}
+	warmer := &warm.Warmer{Source: reads, Cache: slots, Room: waiting,
 		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Log: a.cfg.Logger}
 	go warmer.Run(ctx)
 	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
-	if err := a.queue.FollowSlots(front.Room, lists); err != nil {
+	if err := a.queue.FollowSlots(waiting, lists); err != nil {
 		return nil, nil, err
 	}
-	if err := a.queue.ShareAttempts(ctx, front.Limiter, 50*time.Millisecond); err != nil {
+	if err := a.queue.ShareAttempts(ctx, a.limiter, 50*time.Millisecond); err != nil {
 		return nil, nil, err
 	}
-	if err := a.queue.ShareLines(ctx, room, 100*time.Millisecond); err != nil {
+	if err := a.queue.ShareLines(ctx, waiting.Exchange(), 100*time.Millisecond); err != nil {
 		return nil, nil, err
 	}
 	go sweep(ctx, 5*time.Second, func() {
-		front.Limiter.Sweep()
-		front.Room.Sweep(2*time.Minute, 10*time.Minute)
+		a.limiter.Sweep()
+		waiting.Sweep(2*time.Minute, 10*time.Minute)
 	})
 	return front, lists, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"termin/gateway"
 	"termin/shared"
 )
 
@@ -39,7 +40,7 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 	defer cancel()
 	slots, err := s.reads.ListSlots(c, doctorID, day)
 	if err == nil && len(slots) == 0 {
-		err = s.knownDoctor(c, doctorID)
+		err = knownDoctor(c, s.known, doctorID)
 	}
 	if err != nil {
 		s.fail(ctx, err)
@@ -59,11 +60,11 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) 
 // a number nobody uses. Only an empty day asks (a day with slots proves the
 // doctor), and Doctors remembers whom it knows, so the full days of an
 // opening cost no query each.
-func (s *Server) knownDoctor(ctx context.Context, doctorID int64) error {
-	if s.known == nil {
+func knownDoctor(ctx context.Context, doctors gateway.KnownDoctors, doctorID int64) error {
+	if doctors == nil {
 		return nil
 	}
-	known, err := s.known.DoctorKnown(ctx, doctorID)
+	known, err := doctors.DoctorKnown(ctx, doctorID)
 	if err == nil && !known {
 		err = shared.NewError(shared.CodeDoctorNotFound,
 			fmt.Sprintf("doctor %d is not known here: it has no slots and no working plan", doctorID))

@@ -7,10 +7,16 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
+// peers is the queue's side of the exchanges between gateways (attempts,
+// line loads, place notes): what it tells the others and how it knows
+// their messages from its own. The queue's own work, commands and their
+// decisions, is the Queue's.
+type peers struct{ *Queue }
+
 // peerOrigin is the origin of a message one of the other gateways sent on an
 // exchange subject, or "" for this gateway's own messages and for messages
 // no gateway could have sent.
-func (q *Queue) peerOrigin(m *nats.Msg) string {
+func (q peers) peerOrigin(m *nats.Msg) string {
 	origin := m.Header.Get(originHeader)
 	if origin == q.inbox || len(origin) > 128 {
 		return ""
@@ -37,7 +43,7 @@ func everyTick(ctx context.Context, sub *nats.Subscription, every time.Duration,
 
 // tell publishes data to the other gateways on subject, marked as this
 // gateway's; full marks a message that carries all of this gateway's state.
-func (q *Queue) tell(subject string, data []byte, full bool) {
+func (q peers) tell(subject string, data []byte, full bool) {
 	msg := nats.NewMsg(q.cfg.Namespace.Subject(subject))
 	msg.Header.Set(originHeader, q.inbox)
 	if full {

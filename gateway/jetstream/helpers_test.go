@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"termin/gateway"
 	"termin/gateway/jetstream"
 	"termin/shared"
+	"termin/shared/natsembed"
 )
 
 // bus is an in-process nats-server with the booking stream and the
@@ -75,19 +75,10 @@ func (r *bookingRows) KeyBooking(_ context.Context, patientID int64, key string)
 
 func newBus(t testing.TB) *bus {
 	t.Helper()
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true})
-	if err != nil {
-		t.Fatalf("nats-server: %v", err)
-	}
-	ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready after 10 s")
-	}
-	b := &bus{t: t, url: ns.ClientURL(), cfg: jetstream.Config{Namespace: "gwtest", SubjectPrefix: shared.DefaultSubjectPrefix,
+	b := &bus{t: t, url: natsembed.ForTest(t).ClientURL(), cfg: jetstream.Config{Namespace: "gwtest", SubjectPrefix: shared.DefaultSubjectPrefix,
 		ReplyBudget: 2 * time.Second, PublishTimeout: 2 * time.Second, MaxWait: 10 * time.Second}}
 	b.nc = b.connect()
+	var err error
 	if b.js, err = natsjs.New(b.nc); err != nil {
 		t.Fatal(err)
 	}

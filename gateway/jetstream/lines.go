@@ -42,12 +42,22 @@ const maxLinesPerMessage = 32_768
 // connection.
 func (q *Queue) ID() string { return q.inbox }
 
+// Lines is the waiting room's side of the exchange between gateways (a
+// gateway/room Exchange): the loads and place notes it tells, and those it
+// hears from the others.
+type Lines interface {
+	Loads(buf []gateway.LineLoad, full bool) ([]gateway.LineLoad, bool)
+	PeerLoads(name string, loads []gateway.LineLoad, full bool)
+	Places(buf []gateway.PlaceNote) []gateway.PlaceNote
+	PeerPlaces(origin string, notes []gateway.PlaceNote)
+}
+
 // ShareLines publishes the room's loads every interval and records the
 // other gateways', until ctx ends. A gateway with nothing waiting still
 // publishes (an empty message), so that the others drop its old loads.
-func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.Duration) error {
+func (q *Queue) ShareLines(ctx context.Context, room Lines, every time.Duration) error {
 	sub, err := q.nc.Subscribe(q.cfg.Namespace.Subject(linesSubject), func(m *nats.Msg) {
-		origin := q.peerOrigin(m)
+		origin := peers{q}.peerOrigin(m)
 		if origin == "" {
 			return
 		}
@@ -62,7 +72,7 @@ func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.D
 		return err
 	}
 	places, err := q.nc.Subscribe(q.cfg.Namespace.Subject(placesSubject), func(m *nats.Msg) {
-		origin := q.peerOrigin(m)
+		origin := peers{q}.peerOrigin(m)
 		if origin == "" {
 			return
 		}
@@ -77,8 +87,8 @@ func (q *Queue) ShareLines(ctx context.Context, room *gateway.Room, every time.D
 		_ = sub.Unsubscribe()
 		return err
 	}
-	go q.publishLines(ctx, sub, room, every)
-	go q.publishPlaces(ctx, places, room, every)
+	go peers{q}.publishLines(ctx, sub, room, every)
+	go peers{q}.publishPlaces(ctx, places, room, every)
 	return nil
 }
 
@@ -103,7 +113,7 @@ func validNotes(notes []gateway.PlaceNote) []gateway.PlaceNote {
 
 // publishPlaces tells the places the room took or gave up since the last
 // tick, in messages of at most maxNotesPerMessage notes.
-func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
+func (q peers) publishPlaces(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
 	var buf []gateway.PlaceNote
 	everyTick(ctx, sub, every, func(int) {
 		buf = room.Places(buf[:0])
@@ -119,7 +129,7 @@ func (q *Queue) publishPlaces(ctx context.Context, sub *nats.Subscription, room 
 // publishLines tells the room's loads every tick, all of them every
 // fullEvery ticks; an empty message when there are none, so that the
 // others know this gateway is there.
-func (q *Queue) publishLines(ctx context.Context, sub *nats.Subscription, room *gateway.Room, every time.Duration) {
+func (q peers) publishLines(ctx context.Context, sub *nats.Subscription, room Lines, every time.Duration) {
 	var buf []gateway.LineLoad
 	everyTick(ctx, sub, every, func(tick int) {
 		var full bool

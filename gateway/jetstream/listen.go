@@ -18,11 +18,24 @@ const attemptsSubject = "gateway.attempts"
 
 const originHeader = "Termin-Origin"
 
+// SlotStates is what takes the booker's slot announcements: the waiting
+// room (gateway/room), which marks full slots and refuses their lines.
+type SlotStates interface {
+	SlotState(s shared.SlotState)
+}
+
+// ListCache is what the announcements keep fresh besides the room: the
+// cached slot lists (a gateway.SlotLists), each dropped when one of its
+// slots changes.
+type ListCache interface {
+	Invalidate(doctorID int64, startAt time.Time)
+}
+
 // FollowSlots applies the booker's slot announcements to the waiting room and
 // the slot-list cache until the connection closes. A booker announces all the
 // slots one batch changed in one message (a JSON array); a single state (an
 // object) is taken too.
-func (q *Queue) FollowSlots(room *gateway.Room, lists *gateway.SlotLists) error {
+func (q *Queue) FollowSlots(room SlotStates, lists ListCache) error {
 	_, err := q.nc.Subscribe(q.cfg.Namespace.Subject(shared.SlotStateSubject)+".>", func(m *nats.Msg) {
 		states, err := decodeStates(m.Data)
 		if err != nil {
@@ -91,10 +104,18 @@ func decodeAttempts(data []byte) ([]gateway.Attempt, error) {
 	return out, nil
 }
 
+// Attempts is the limiter's side of the exchange of booking attempts (a
+// gateway/limit Limiter): the attempts it made since the last tick, and
+// those the other gateways made.
+type Attempts interface {
+	Outbox(buf []gateway.Attempt) []gateway.Attempt
+	Observe(a gateway.Attempt)
+}
+
 // ShareAttempts publishes the limiter's new attempts every interval and
 // records the other gateways' attempts, until ctx ends. Each attempt is 24
 // bytes: patient, key hash, time.
-func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every time.Duration) error {
+func (q *Queue) ShareAttempts(ctx context.Context, l Attempts, every time.Duration) error {
 	sub, err := q.nc.Subscribe(q.cfg.Namespace.Subject(attemptsSubject), func(m *nats.Msg) {
 		if m.Header.Get(originHeader) == q.inbox {
 			return
@@ -115,11 +136,11 @@ func (q *Queue) ShareAttempts(ctx context.Context, l *gateway.Limiter, every tim
 	// other gateway's attempts sent from now on pass unseen (best effort: a
 	// subscription made while disconnected is sent on reconnect).
 	_ = q.nc.FlushTimeout(q.cfg.PublishTimeout)
-	go q.publishAttempts(ctx, sub, l, every)
+	go peers{q}.publishAttempts(ctx, sub, l, every)
 	return nil
 }
 
-func (q *Queue) publishAttempts(ctx context.Context, sub *nats.Subscription, l *gateway.Limiter, every time.Duration) {
+func (q peers) publishAttempts(ctx context.Context, sub *nats.Subscription, l Attempts, every time.Duration) {
 	var buf []gateway.Attempt
 	everyTick(ctx, sub, every, func(int) {
 		buf = l.Outbox(buf[:0])

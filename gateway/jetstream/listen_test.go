@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/gateway/limit"
+	wroom "termin/gateway/room"
 	"termin/shared"
 	"termin/shared/poll"
 )
@@ -34,7 +36,7 @@ func (noReads) Appointment(context.Context, int64) (gateway.Appointment, error) 
 func TestFollowSlotsAppliesEveryAnnouncement(t *testing.T) {
 	b := newBus(t)
 	q := b.gateway()
-	room := gateway.NewRoom(gateway.DefaultRoomConfig(), q, noReads{}, quiet())
+	room := wroom.New(gateway.DefaultRoomConfig(), q, noReads{}, quiet())
 	if err := q.FollowSlots(room, gateway.NewSlotLists(noReads{}, time.Second, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +67,8 @@ func TestFollowSlotsAppliesEveryAnnouncement(t *testing.T) {
 // count its own attempts twice.
 func TestShareAttemptsHoldsTheLimitAcrossGateways(t *testing.T) {
 	b := newBus(t)
-	one, two := gateway.NewLimiter(5, time.Minute, time.Now), gateway.NewLimiter(5, time.Minute, time.Now)
-	for _, l := range []*gateway.Limiter{one, two} {
+	one, two := limit.New(5, time.Minute, time.Now), limit.New(5, time.Minute, time.Now)
+	for _, l := range []*limit.Limiter{one, two} {
 		if err := b.gateway().ShareAttempts(t.Context(), l, 10*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/shared"
+	"termin/shared/natsembed"
 )
 
 // NATS connects the test to the nats-server at TEST_NATS_URL or, without
@@ -27,7 +27,7 @@ func NATS(t testing.TB) (*nats.Conn, jetstream.JetStream, shared.Namespace) {
 	t.Helper()
 	url := os.Getenv("TEST_NATS_URL")
 	if url == "" {
-		url = startNATS(t)
+		url = natsembed.ForTest(t).ClientURL()
 	}
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -41,22 +41,6 @@ func NATS(t testing.TB) (*nats.Conn, jetstream.JetStream, shared.Namespace) {
 	space := shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64()))
 	t.Cleanup(func() { removeNamespace(t, js, space) })
 	return nc, js, space
-}
-
-func startNATS(t testing.TB) string {
-	t.Helper()
-	ns, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: server.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoSigs: true,
-	})
-	if err != nil {
-		t.Fatalf("nats-server: %v", err)
-	}
-	ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready after 10 s")
-	}
-	return ns.ClientURL()
 }
 
 // removeNamespace deletes the namespace's streams (buckets included), so a

@@ -20,8 +20,8 @@ import (
 	"syscall"
 	"time"
 
+	"termin/gateway/token"
 	"termin/loadtest"
-	"termin/system"
 )
 
 func main() {
@@ -142,7 +142,7 @@ func adminToken() (string, error) {
 		return tok, nil
 	}
 	if secret := os.Getenv("AUTH_SECRET"); secret != "" {
-		return system.SignToken([]byte(secret), "loadtest", "admin", 2*time.Hour)
+		return token.Sign([]byte(secret), "loadtest", "admin", 2*time.Hour)
 	}
 	raw, err := os.ReadFile(".data/admin.token")
 	if errors.Is(err, os.ErrNotExist) {
