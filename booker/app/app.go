@@ -18,6 +18,7 @@ import (
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/jetstream/announce"
+	"termin/booker/people"
 	"termin/booker/postgres"
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
@@ -40,6 +41,8 @@ type App struct {
 	// keeps the working plans and writes their slots.
 	waitlist *waitlist.Store
 	plans    *plans.Store
+	// people keeps profiles, the access log, erasure, retention and blocks.
+	people *people.Store
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -65,12 +68,13 @@ func (a *App) start(ctx context.Context) (err error) {
 	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns); err != nil {
 		return err
 	}
-	a.Store = postgres.NewStore(a.db, a.cfg.Zone)
+	a.Store = postgres.NewStore(a.db)
 	a.Store.Rules = booker.CancelRules{Cutoff: a.cfg.CancelCutoff}
 	a.Store.Caps = a.cfg.Caps
 	a.Store.HoldTTL = a.cfg.Holds.TTL
 	a.waitlist = waitlist.NewStore(a.db, a.cfg.Zone)
 	a.plans = plans.NewStore(a.db)
+	a.people = people.NewStore(a.db, a.cfg.Zone)
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte, a visible

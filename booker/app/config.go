@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"termin/booker"
 	"termin/booker/jetstream"
-	"termin/booker/postgres"
 	"termin/shared"
 )
 
@@ -65,8 +64,8 @@ type Config struct {
 	// both until the start (APPOINTMENT_PAST after it).
 	CancelCutoff time.Duration
 	// Caps bound a patient's upcoming appointments (per doctor, in total);
-	// zero is off. The flags' defaults are postgres.DefaultCaps.
-	Caps postgres.Caps
+	// zero is off. The flags' defaults are booker.DefaultCaps.
+	Caps booker.Caps
 	// Retention is how long personal data is kept past its last use; 0
 	// means DefaultRetention.
 	Retention time.Duration
@@ -132,8 +131,8 @@ func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
 	fs.StringVar(&cfg.NATSURL, "nats-url", envconf.String("NATS_URL", "nats://127.0.0.1:4222"), "NATS URL (NATS_URL)")
 	fs.StringVar(&cfg.Addr, "addr", envconf.String("BOOKER_ADDR", "127.0.0.1:9091"), "address of /metrics, /healthz, /readyz (BOOKER_ADDR)")
-	fs.IntVar(&cfg.Caps.PerDoctor, "max-upcoming-per-doctor", envconf.Int("MAX_UPCOMING_PER_DOCTOR", postgres.DefaultCaps.PerDoctor), "upcoming appointments a patient may hold with one doctor; 0 = no cap (MAX_UPCOMING_PER_DOCTOR)")
-	fs.IntVar(&cfg.Caps.Total, "max-upcoming", envconf.Int("MAX_UPCOMING", postgres.DefaultCaps.Total), "upcoming appointments a patient may hold in total; 0 = no cap (MAX_UPCOMING)")
+	fs.IntVar(&cfg.Caps.PerDoctor, "max-upcoming-per-doctor", envconf.Int("MAX_UPCOMING_PER_DOCTOR", booker.DefaultCaps.PerDoctor), "upcoming appointments a patient may hold with one doctor; 0 = no cap (MAX_UPCOMING_PER_DOCTOR)")
+	fs.IntVar(&cfg.Caps.Total, "max-upcoming", envconf.Int("MAX_UPCOMING", booker.DefaultCaps.Total), "upcoming appointments a patient may hold in total; 0 = no cap (MAX_UPCOMING)")
 	fs.DurationVar(&cfg.Retention, "retention", envconf.Duration("RETENTION", DefaultRetention), "how long personal data (contacts, access log, patients' ids on past visits) is kept past its last use (RETENTION)")
 	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 1), "batches decided at once; on 2 cores one lane makes batches twice as large and costs a booking less CPU than two (BOOKER_WORKERS)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 200), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")

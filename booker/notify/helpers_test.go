@@ -63,7 +63,7 @@ func newEnv(t *testing.T, maxDeliver int) *env {
 	e := &env{t: t, db: db, nc: nc, js: js, ns: ns, mail: testkit.StartMail(t), sms: testkit.StartSMS(t),
 		metrics: notify.NewMetrics(prometheus.NewRegistry())}
 	e.doctor(42, "Dr. Weber")
-	e.store = postgres.NewStore(db, berlin)
+	e.store = postgres.NewStore(db)
 	e.store.Now = func() time.Time { return testNow }
 	e.cons = setupStreams(t, js, ns)
 	relay := &outbox.Relay{DB: db, JS: js, Namespace: ns, Log: testLogger(), Idle: 20 * time.Millisecond}

@@ -82,7 +82,7 @@ type batch struct {
 	spans   map[int][]int64
 	rerun   bool                     // a place was freed that an earlier winner's overlap check needed
 	byStart map[doctorStart]*slotRow // the locked slots by doctor and start, built when a span needs it
-	caps    Caps
+	caps    booker.Caps
 	ownOps  bool // ops is the batch's own copy, which alternatives may change
 	// upcoming counts each batch patient's upcoming appointments, per doctor
 	// and in total (doctor 0), as the batch has left them; read only when
@@ -110,14 +110,10 @@ type known struct {
 
 // slotRow is a locked slot with the places granted by this batch so far.
 type slotRow struct {
-	id       int64
-	doctorID int64
-	startAt  time.Time
-	endAt    time.Time
-	capacity int
-	count    int
-	closed   bool
-	granted  int
+	id, doctorID             int64
+	startAt, endAt           time.Time
+	capacity, count, granted int
+	closed                   bool
 	// insurance reserves the slot for patients of one insurance; "" any.
 	insurance string
 }
@@ -242,7 +238,7 @@ func (b *batch) capped(sl *slotRow, patient int64) error {
 	if err := b.uninsured(sl, patient); err != nil {
 		return err
 	}
-	if !b.caps.on() || sl == nil {
+	if !b.caps.On() || sl == nil {
 		return nil
 	}
 	if b.caps.PerDoctor > 0 && b.upcoming[upcomingKey{sl.doctorID, patient}] >= b.caps.PerDoctor ||
@@ -255,7 +251,7 @@ func (b *batch) capped(sl *slotRow, patient int64) error {
 // count adds op i's place, if it won one, to the patient's upcoming
 // appointments.
 func (b *batch) count(i int) {
-	if b.out[i].Err == nil && b.caps.on() {
+	if b.out[i].Err == nil && b.caps.On() {
 		bk := b.out[i].Booking
 		b.upcoming[upcomingKey{bk.DoctorID, bk.PatientID}]++
 		b.upcoming[upcomingKey{0, bk.PatientID}]++
@@ -366,7 +362,7 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 	}
 	b.out[i] = booker.Outcome{Cancellation: c}
 	b.freeSlots(c.ID, c.PatientID, append(spanIDs, c.SlotID)...)
-	if b.caps.on() && c.DoctorID != 0 {
+	if b.caps.On() && c.DoctorID != 0 {
 		b.upcoming[upcomingKey{c.DoctorID, c.PatientID}]--
 		b.upcoming[upcomingKey{0, c.PatientID}]--
 	}

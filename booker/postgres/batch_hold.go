@@ -172,16 +172,13 @@ func (b trips) readTimes(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("postgres: batch patients' times: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var t span
-		var patient int64
-		if err := rows.Scan(&t.appt, &patient, &t.lo, &t.hi); err != nil {
-			return err
-		}
+	var t span
+	var patient int64
+	_, err = pgx.ForEachRow(rows, []any{&t.appt, &patient, &t.lo, &t.hi}, func() error {
 		b.times[patient] = append(b.times[patient], t)
-	}
-	return rows.Err()
+		return nil
+	})
+	return err
 }
 
 func later(a, b time.Time) time.Time {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"termin/booker"
 )
 
@@ -36,17 +37,13 @@ func (b *batch) readInsurance(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("postgres: patients' insurance: %w", err)
 	}
-	defer rows.Close()
 	b.insured = make(map[int64]string)
-	for rows.Next() {
-		var p int64
-		var ins string
-		if err := rows.Scan(&p, &ins); err != nil {
-			return fmt.Errorf("postgres: patients' insurance: %w", err)
-		}
-		b.insured[p] = ins
+	var p int64
+	var ins string
+	if _, err := pgx.ForEachRow(rows, []any{&p, &ins}, func() error { b.insured[p] = ins; return nil }); err != nil {
+		return fmt.Errorf("postgres: patients' insurance: %w", err)
 	}
-	return rows.Err()
+	return nil
 }
 
 // uninsured refuses a booking of a slot reserved for an insurance the

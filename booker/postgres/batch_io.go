@@ -128,7 +128,7 @@ func (b trips) read(ctx context.Context) error {
 	if len(moves.patients) > 0 {
 		q.Queue(movedSQL, moves.patients, moves.keys)
 	}
-	if b.caps.on() {
+	if b.caps.On() {
 		q.Queue(lockPatientsSQL, patients)
 		q.Queue(upcomingSQL, patients, b.now)
 	}
@@ -151,7 +151,7 @@ func (b trips) read(ctx context.Context) error {
 			return fmt.Errorf("postgres: batch reschedule keys: %w", err)
 		}
 	}
-	if b.caps.on() {
+	if b.caps.On() {
 		if _, err := res.Exec(); err != nil {
 			return fmt.Errorf("postgres: lock batch patients: %w", err)
 		}
@@ -188,79 +188,40 @@ const upcomingSQL = `
             GROUP BY s.doctor_id) u`
 
 func (b trips) readUpcoming(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	b.upcoming = make(map[upcomingKey]int)
-	for rows.Next() {
-		var patient, doctor int64
-		var n int
-		if err := rows.Scan(&patient, &doctor, &n); err != nil {
-			return err
-		}
+	var patient, doctor int64
+	var n int
+	return eachRow(res, []any{&patient, &doctor, &n}, func() {
 		b.upcoming[upcomingKey{doctor, patient}] += n
 		b.upcoming[upcomingKey{0, patient}] += n
-	}
-	return rows.Err()
+	})
 }
 
 func (b trips) readKnown(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	b.known = make(map[keyID]known)
-	for rows.Next() {
-		var k known
-		var key string
-		var expires, end *time.Time
-		if err := rows.Scan(&k.appt.ID, &k.appt.SlotID, &k.appt.PatientID, &k.appt.Status,
-			&k.appt.CreatedAt, &key, &k.fingerprint, &expires, &end); err != nil {
-			return err
-		}
+	var k known
+	var key string
+	var expires, end *time.Time
+	return eachRow(res, []any{&k.appt.ID, &k.appt.SlotID, &k.appt.PatientID, &k.appt.Status,
+		&k.appt.CreatedAt, &key, &k.fingerprint, &expires, &end}, func() {
 		k.appt.ExpiresAt, k.appt.EndAt = orZero(expires), orZero(end)
 		b.known[keyID{k.appt.PatientID, key}] = k
-	}
-	return rows.Err()
+	})
 }
 
 func (b trips) readSlots(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	b.slots = make(map[int64]*slotRow)
-	for rows.Next() {
-		var id int64
-		sl := &slotRow{}
-		if err := rows.Scan(&id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed, &sl.insurance); err != nil {
-			return err
-		}
-		sl.id = id
-		b.slots[id] = sl
-	}
-	return rows.Err()
+	var sl slotRow
+	return eachRow(res, []any{&sl.id, &sl.doctorID, &sl.startAt, &sl.endAt, &sl.capacity, &sl.count, &sl.closed, &sl.insurance}, func() {
+		row := sl
+		b.slots[sl.id] = &row
+	})
 }
 
 func (b trips) readHolders(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	b.held = make(map[holding]bool)
-	for rows.Next() {
-		var h holding
-		if err := rows.Scan(&h.slot, &h.patient); err != nil {
-			return err
-		}
-		b.held[h] = true
-	}
-	return rows.Err()
+	var h holding
+	return eachRow(res, []any{&h.slot, &h.patient}, func() { b.held[h] = true })
 }
 
 // insertSQL writes the winners' appointments and their outbox events in one
@@ -375,20 +336,9 @@ func (b trips) filledAfterOthers() []int64 {
 func (b trips) readFullHolders(res pgx.BatchResults, queried bool) error {
 	holders := make(map[int64][]int64)
 	if queried {
-		rows, err := res.Query()
-		if err != nil {
+		var slot, patient int64
+		if err := eachRow(res, []any{&slot, &patient}, func() { holders[slot] = append(holders[slot], patient) }); err != nil {
 			return err
-		}
-		for rows.Next() {
-			var slot, patient int64
-			if err := rows.Scan(&slot, &patient); err != nil {
-				rows.Close()
-				return err
-			}
-			holders[slot] = append(holders[slot], patient)
-		}
-		if rows.Close(); rows.Err() != nil {
-			return rows.Err()
 		}
 	}
 	for _, i := range b.winners {
@@ -435,22 +385,14 @@ func (b trips) winnerColumns() winnerColumns {
 }
 
 func (b trips) readWinners(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return fmt.Errorf("postgres: insert winners: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k keyID
-		var id int64
-		var created time.Time
-		if err := rows.Scan(&id, &k.patient, &k.key, &created); err != nil {
-			return err
-		}
+	var k keyID
+	var id int64
+	var created time.Time
+	err := eachRow(res, []any{&id, &k.patient, &k.key, &created}, func() {
 		bk := &b.out[b.decided[k]].Booking
 		bk.ID, bk.CreatedAt = id, created
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return fmt.Errorf("postgres: insert winners: %w", translate(err))
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"termin/booker"
-	"termin/booker/postgres"
 	"termin/migrations/pgtest"
 )
 
@@ -16,10 +15,10 @@ import (
 func BenchmarkDecideHotSlot(b *testing.B) {
 	for _, c := range []struct {
 		size int
-		caps postgres.Caps
-	}{{1, postgres.Caps{}}, {50, postgres.Caps{}}, {1, postgres.DefaultCaps}, {50, postgres.DefaultCaps}} {
+		caps booker.Caps
+	}{{1, booker.Caps{}}, {50, booker.Caps{}}, {1, booker.DefaultCaps}, {50, booker.DefaultCaps}} {
 		size := c.size
-		b.Run(fmt.Sprintf("batch=%d/caps=%t", size, c.caps != postgres.Caps{}), func(b *testing.B) {
+		b.Run(fmt.Sprintf("batch=%d/caps=%t", size, c.caps != booker.Caps{}), func(b *testing.B) {
 			store, pool := newStore(b)
 			store.Caps = c.caps
 			slot := pgtest.InsertSlot(b, pool, 42, future, 1_000_000)

@@ -44,10 +44,11 @@ WITH reserved AS (
 SELECT a.id, a.created_at, r.left_places, r.doctor_id, r.start_at, r.end_at FROM appt a, reserved r`
 
 // Book reserves a place for the request unless its key was already decided,
-// in which case the first result comes back marked as a replay. A hold or a
-// longer visit is decided as a batch of one.
+// in which case the first result comes back marked as a replay. A hold, a
+// longer visit, or any booking while a cap on upcoming appointments is on,
+// is decided as a batch of one, which counts them.
 func (s *Store) Book(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
-	if !req.Plain() {
+	if !req.Plain() || s.Caps.On() {
 		out, err := s.Decide(ctx, []booker.Op{{Book: &req}})
 		if err != nil {
 			return booker.Booking{}, err
@@ -118,9 +119,7 @@ func (s *Store) explainRefusal(ctx context.Context, req booker.BookRequest) (boo
 	if b, ok, err := s.replay(ctx, req); ok || err != nil {
 		return b, err
 	}
-	var (
-		closed, full, holds, uninsured bool
-	)
+	var closed, full, holds, uninsured bool
 	err := s.pool.QueryRow(ctx, `
         SELECT start_at <= $3 OR opens_at > $3, booked_count >= capacity,
                EXISTS (SELECT 1 FROM appointment

@@ -43,23 +43,20 @@ func expire(ctx context.Context, tx querier, ids []int64, now time.Time) ([]book
 	if err != nil {
 		return nil, fmt.Errorf("postgres: expire holds: %w", err)
 	}
-	defer rows.Close()
 	var out []booker.Expiry
-	for rows.Next() {
-		var a booker.Appointment
-		var f booker.Freed
-		if err := rows.Scan(&a.ID, &a.SlotID, &a.PatientID, &a.CreatedAt, &a.ExpiresAt,
-			&f.SlotID, &f.DoctorID, &f.StartAt, &f.Left); err != nil {
-			return nil, err
-		}
+	var a booker.Appointment
+	var f booker.Freed
+	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.SlotID, &a.PatientID, &a.CreatedAt, &a.ExpiresAt,
+		&f.SlotID, &f.DoctorID, &f.StartAt, &f.Left}, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != a.ID {
 			a.Status = booker.StatusExpired
 			out = append(out, booker.Expiry{Appointment: a})
 		}
 		last := &out[len(out)-1]
 		last.Slots = append(last.Slots, f)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("postgres: expire holds: %w", err)
 	}
 	return out, nil
@@ -81,15 +78,13 @@ func (s *Store) ExpireHolds(ctx context.Context, limit int) ([]booker.Expiry, er
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id int64
-			var ss []int64
-			if err := rows.Scan(&id, &ss); err != nil {
-				return err
-			}
+		var id int64
+		var ss []int64
+		_, err = pgx.ForEachRow(rows, []any{&id, &ss}, func() error {
 			ids, slots = append(ids, id), append(slots, ss...)
-		}
-		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return nil
+		})
+		if err != nil || len(ids) == 0 {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM time_slot WHERE id = ANY($1) ORDER BY id FOR UPDATE`, slots); err != nil {

@@ -27,7 +27,7 @@ func newStore(t testing.TB) (*postgres.Store, *pgxpool.Pool) {
 
 // newStoreOn gives a store on the pool, with the clock at testNow.
 func newStoreOn(pool *pgxpool.Pool) *postgres.Store {
-	store := postgres.NewStore(pool, berlin)
+	store := postgres.NewStore(pool)
 	store.Now = func() time.Time { return testNow }
 	return store
 }

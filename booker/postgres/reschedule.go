@@ -46,24 +46,13 @@ JOIN appointment a ON a.id = r.appointment_id
 JOIN time_slot t ON t.id = r.to_slot_id`
 
 func (b trips) readMoved(res pgx.BatchResults) error {
-	rows, err := res.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	b.moved = make(map[keyID]moved)
-	for rows.Next() {
-		var k keyID
-		var m moved
-		a := &m.appt
-		if err := rows.Scan(&k.patient, &k.key, &m.fingerprint,
-			&a.ID, &a.SlotID, &a.PatientID, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt); err != nil {
-			return err
-		}
-		a.Status = booker.StatusBooked
-		b.moved[k] = m
-	}
-	return rows.Err()
+	var k keyID
+	var m moved
+	a := &m.appt
+	a.Status = booker.StatusBooked
+	return eachRow(res, []any{&k.patient, &k.key, &m.fingerprint,
+		&a.ID, &a.SlotID, &a.PatientID, &a.CreatedAt, &a.DoctorID, &a.StartAt, &a.EndAt}, func() { b.moved[k] = m })
 }
 
 // moveSQL moves the appointment to the new slot, frees the old place, takes

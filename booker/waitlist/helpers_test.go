@@ -35,7 +35,7 @@ func newStore(t testing.TB) (stores, *pgxpool.Pool) {
 }
 
 func storesOn(pool *pgxpool.Pool, now time.Time) stores {
-	s := stores{postgres.NewStore(pool, berlin), waitlist.NewStore(pool, berlin)}
+	s := stores{postgres.NewStore(pool), waitlist.NewStore(pool, berlin)}
 	s.setNow(func() time.Time { return now })
 	return s
 }

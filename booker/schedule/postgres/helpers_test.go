@@ -28,7 +28,7 @@ type stores struct {
 func newStore(t testing.TB) (stores, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.Pool(t, 32)
-	return stores{postgres.NewStore(pool, berlin), plans.NewStore(pool)}, pool
+	return stores{postgres.NewStore(pool), plans.NewStore(pool)}, pool
 }
 
 // setNow sets both stores' clock.

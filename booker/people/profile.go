@@ -1,4 +1,4 @@
-package postgres
+package people
 
 import (
 	"context"
@@ -38,7 +38,7 @@ func (s *Store) PutProfile(ctx context.Context, p shared.Profile) (shared.Profil
 		Scan(&out.PatientID, &out.Name, &out.Email, &out.Phone, &out.Language, &out.Insurance,
 			&out.Consent.Email, &out.ConsentAt.Email, &out.Consent.SMS, &out.ConsentAt.SMS, &updated)
 	if err != nil {
-		return shared.Profile{}, fmt.Errorf("postgres: put profile: %w", translate(err))
+		return shared.Profile{}, fmt.Errorf("people: put profile: %w", err)
 	}
 	out.UpdatedAt = &updated
 	return out, nil
@@ -55,7 +55,7 @@ func (s *Store) RecordAccess(ctx context.Context, r shared.AccessRecord) error {
         SELECT p, $2, $3, $4, $5, NULLIF($6, '')::date, $7 FROM unnest($1::bigint[]) p`,
 		r.PatientIDs, r.ReaderRole, r.ReaderID, r.Reason, doctor, r.Date, s.Now())
 	if err != nil {
-		return fmt.Errorf("postgres: record access: %w", err)
+		return fmt.Errorf("people: record access: %w", err)
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func (s *Store) MarkAttendance(ctx context.Context, appointmentID int64, mark st
 	case err == pgx.ErrNoRows:
 		return shared.NewError(shared.CodeAppointmentNotFound, "appointment not found")
 	case err != nil:
-		return fmt.Errorf("postgres: mark attendance: %w", err)
+		return fmt.Errorf("people: mark attendance: %w", err)
 	case status == "CANCELLED" || status == "EXPIRED":
 		return shared.NewError(shared.CodeAppointmentCancelled, "the appointment is cancelled; there is no visit to mark")
 	case status == "HELD":

@@ -1,4 +1,4 @@
-package postgres
+package people
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func (s *Store) Erase(ctx context.Context, patientID int64) (cancelled int, err 
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("postgres: erase patient: %w", translate(err))
+		return 0, fmt.Errorf("people: erase patient: %w", err)
 	}
 	return cancelled, nil
 }
@@ -117,7 +117,7 @@ func (s *Store) Retain(ctx context.Context, retention time.Duration) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("postgres: retention: %w", err)
+		return fmt.Errorf("people: retention: %w", err)
 	}
 	return nil
 }

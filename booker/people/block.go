@@ -1,4 +1,4 @@
-package postgres
+package people
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func (s *Store) blockOrUnblock(ctx context.Context, sql string, t BlockTarget, w
 		var n int
 		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM time_slot WHERE id = $1 AND doctor_id = $2`,
 			t.SlotID, t.DoctorID).Scan(&n); err != nil {
-			return nil, fmt.Errorf("postgres: block: %w", err)
+			return nil, fmt.Errorf("people: block: %w", err)
 		}
 		if n == 0 {
 			return nil, shared.NewError(shared.CodeSlotNotFound, "the slot is not one of this doctor's")
@@ -63,11 +63,11 @@ func (s *Store) blockOrUnblock(ctx context.Context, sql string, t BlockTarget, w
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: block: %w", err)
+		return nil, fmt.Errorf("people: block: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, fmt.Errorf("postgres: block: %w", err)
+		return nil, fmt.Errorf("people: block: %w", err)
 	}
 	return ids, nil
 }
