@@ -31,6 +31,7 @@ type App struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	events   events
+	repl     *postgres.ReplicationCollector
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
 }
@@ -81,6 +82,9 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	reg := a.registry()
+	if a.repl, err = postgres.NewReplicationCollector(a.cfg.DatabaseURL); err != nil {
+		return err
+	}
 	a.observe(reg, js)
 	metrics := jetstream.NewMetrics(reg)
 	if err := a.serveAdmin(reg); err != nil {
@@ -190,6 +194,9 @@ func (a *App) closeConns() error {
 	}
 	if a.db != nil {
 		a.db.Close()
+	}
+	if a.repl != nil {
+		a.repl.Close()
 	}
 	return err
 }
