@@ -159,3 +159,23 @@ func (f outageFigures) String() string {
 		"click to final answer p99 %v, worst %v", f.finals, f.noFinal, f.booked, f.gap.Round(10*time.Millisecond),
 		f.gapFrom.Format("15:04:05.000"), f.p99.Round(10*time.Millisecond), f.worst.Round(10*time.Millisecond))
 }
+
+// longestWaitAfter is the longest time without a booking from at to until:
+// from at to the first booking, and between any two bookings after it.
+// until itself closes the last interval, so that bookings that stop for
+// good count.
+func longestWaitAfter(clicks []*timedClick, at, until time.Time) time.Duration {
+	times := []time.Time{at}
+	for _, c := range clicks {
+		if c.final.status == http.StatusCreated && c.decided.After(at) && c.decided.Before(until) {
+			times = append(times, c.decided)
+		}
+	}
+	times = append(times, until)
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	var longest time.Duration
+	for i := 1; i < len(times); i++ {
+		longest = max(longest, times[i].Sub(times[i-1]))
+	}
+	return longest
+}
