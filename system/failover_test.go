@@ -57,6 +57,7 @@ func TestFailoverPrimaryLostMidBurst(t *testing.T) {
 	n := failoverRate * int(failoverDuration/time.Second)
 	clicks := pacedClicks(s.daySlots(n/3+1, 1), n, 3, 20000, "failover")
 	var killed, promoted time.Time
+	start := time.Now()
 	paceBurst([]*stack{s}, clicks, failoverRate, 90*time.Second, func() {
 		time.Sleep(failoverKillAt)
 		killed = time.Now()
@@ -78,6 +79,7 @@ func TestFailoverPrimaryLostMidBurst(t *testing.T) {
 	if resumed < 0 || resumed > resumeWithin {
 		t.Errorf("bookings resumed %v after the promotion (none: -1ns), want within %v", resumed, resumeWithin)
 	}
+	t.Log(bySecond(clicks, start))
 	failedOver := prom.waitFiring(t, "DatabaseFailedOver", promoted, alertSlack)
 
 	prom.waitQuiet(t, "BookingStreamUnderReplicated") // the burst's lagging replicas caught up

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -178,4 +179,31 @@ func longestWaitAfter(clicks []*timedClick, at, until time.Time) time.Duration {
 		longest = max(longest, times[i].Sub(times[i-1]))
 	}
 	return longest
+}
+
+// bySecond prints, for each second of the burst (by when clicks were sent),
+// the p99 and the worst time from click to final answer: how late the
+// decisions of the clicks sent during and after an outage came.
+func bySecond(clicks []*timedClick, start time.Time) string {
+	took := map[int][]time.Duration{}
+	last := 0
+	for _, c := range clicks {
+		if c.decided.IsZero() {
+			continue
+		}
+		sec := int(c.sent.Sub(start) / time.Second)
+		took[sec] = append(took[sec], c.decided.Sub(c.sent))
+		last = max(last, sec)
+	}
+	var b strings.Builder
+	b.WriteString("click to final answer by second sent (p99/worst):")
+	for sec := 0; sec <= last; sec++ {
+		d := took[sec]
+		if len(d) == 0 {
+			continue
+		}
+		slices.Sort(d)
+		fmt.Fprintf(&b, " +%ds %v/%v", sec, d[len(d)*99/100].Round(100*time.Millisecond), d[len(d)-1].Round(100*time.Millisecond))
+	}
+	return b.String()
 }

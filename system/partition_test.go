@@ -99,6 +99,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, round int, leader boo
 		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, partitionRate, figures(clicks),
 		elected.Sub(cut).Round(10*time.Millisecond), map[bool]string{true: "the election", false: "the cut"}[leader],
 		waited.Round(10*time.Millisecond), afterHeal.Round(10*time.Millisecond))
+	t.Log(bySecond(clicks, start))
 	return clicks
 }
 

@@ -68,7 +68,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	// messages each one allocated and cleared half a megabyte, a visible
 	// share of the process's CPU. A get answers at most maxMultiGet messages.
 	opts := append([]nats.Option{nats.Name("booker"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, a.cfg.NATSOptions...)
+		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, natsLiveness()...)
+	opts = append(opts, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
@@ -199,4 +200,16 @@ func (a *App) closeConns() error {
 		a.repl.Close()
 	}
 	return err
+}
+
+// natsLiveness notices within about three seconds a NATS server that
+// stopped answering, and connects to another node of NATS_URL: a ping every
+// second, the connection given up after two pings unanswered or a write
+// blocked for two seconds. A node cut off by the network keeps its TCP
+// connections open, so nothing else tells the client; with nats.go's
+// defaults (a ping every two minutes, a write blocked up to a minute) a
+// process stayed minutes on a cut-off node, every publish waiting behind the
+// stuck write and the patients unanswered.
+func natsLiveness() []nats.Option {
+	return []nats.Option{nats.PingInterval(time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(2 * time.Second)}
 }

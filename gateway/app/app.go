@@ -62,7 +62,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	reads := postgres.NewReader(a.db, a.cfg.Zone, time.Now)
 	opts := append([]nats.Option{nats.Name("gateway"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond)}, a.cfg.NATSOptions...)
+		nats.ReconnectWait(250 * time.Millisecond)}, natsLiveness()...)
+	opts = append(opts, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
@@ -180,3 +181,15 @@ func (a *App) close() error {
 // Front is the gateway's shield, for tests and diagnostics that look at its
 // shared state (the limiter's counts, the room's marks).
 func (a *App) Front() *gateway.Front { return a.front }
+
+// natsLiveness notices within about three seconds a NATS server that
+// stopped answering, and connects to another node of NATS_URL: a ping every
+// second, the connection given up after two pings unanswered or a write
+// blocked for two seconds. A node cut off by the network keeps its TCP
+// connections open, so nothing else tells the client; with nats.go's
+// defaults (a ping every two minutes, a write blocked up to a minute) a
+// process stayed minutes on a cut-off node, every publish waiting behind the
+// stuck write and the patients unanswered.
+func natsLiveness() []nats.Option {
+	return []nats.Option{nats.PingInterval(time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(2 * time.Second)}
+}

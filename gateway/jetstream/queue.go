@@ -198,12 +198,16 @@ func (q *Queue) send(msg *nats.Msg) error {
 	return nil
 }
 
+// errNotConnected is a publish not tried: the connection is down or being
+// replaced. An earlier publish of the same command may be in the stream.
+var errNotConnected = errors.New("nats not connected")
+
 // publish puts a command in the stream and waits for the PubAck. Any failure,
 // including a full stream (DiscardNew) or a disconnected server, is
 // ErrUnavailable: the client may repeat the same request safely.
 func (q *Queue) publish(ctx context.Context, msg *nats.Msg, cmd shared.Command) (*jetstream.PubAck, error) {
 	if !q.nc.IsConnected() {
-		return nil, fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
+		return nil, fmt.Errorf("%w: %w", gateway.ErrUnavailable, errNotConnected)
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()
