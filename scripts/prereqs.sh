@@ -185,6 +185,15 @@ install_debian() {
 			$sudo apt-get install -y -qq $apt_missing </dev/null >/dev/null ||
 			{ say "$cmd failed"; exit 1; }
 	fi
+	# Debian's prometheus starts a service on :9090 (and its node exporter on
+	# :9100); the tests start their own Prometheus on free ports.
+	case " $apt_missing " in
+	*" prometheus "*)
+		if command -v systemctl >/dev/null 2>&1; then
+			$sudo systemctl disable --now prometheus prometheus-node-exporter </dev/null >/dev/null 2>&1 || true
+		fi
+		;;
+	esac
 }
 
 install_macos() {
