@@ -75,9 +75,9 @@ func TestFailoverPrimaryLostMidBurst(t *testing.T) {
 	s.checkInvariants(t, clientsOf(clicks))
 	checkEveryClickAnswered(t, clicks)
 	f := figures(clicks)
-	resumed := firstBookingAfter(clicks, promoted)
-	if resumed < 0 || resumed > resumeWithin {
-		t.Errorf("bookings resumed %v after the promotion (none: -1ns), want within %v", resumed, resumeWithin)
+	resumed := longestWaitAfter(clicks, promoted, start.Add(failoverDuration))
+	if resumed > resumeWithin {
+		t.Errorf("%v without a booking after the promotion, want at most %v", resumed, resumeWithin)
 	}
 	t.Log(bySecond(clicks, start))
 	failedOver := prom.waitFiring(t, "DatabaseFailedOver", promoted, alertSlack)
@@ -87,7 +87,7 @@ func TestFailoverPrimaryLostMidBurst(t *testing.T) {
 	waited := commitsWaitForAStandbyGone(t, s, pg, prom)
 	underReplicated := prom.waitFiring(t, "BookingStreamUnderReplicated", node, time.Minute+alertSlack)
 	t.Logf("failover: %d clicks at %d/s, primary killed -9 at +%v, standby promoted %v later; %v; "+
-		"first booking %v after the promotion; lost 0, duplicated 0, over capacity 0 (checked above); "+
+		"longest time without a booking after the promotion %v; lost 0, duplicated 0, over capacity 0 (checked above); "+
 		"DatabaseFailedOver fired %v after the promotion (for: none), BookingStreamUnderReplicated %v after a NATS node stopped (for: 1m), "+
 		"DatabaseCommitsWaitForStandby %v after synchronous_standby_names named the gone standby again (for: 15s); took %v",
 		n, failoverRate, failoverKillAt, promoted.Sub(killed).Round(10*time.Millisecond), f,

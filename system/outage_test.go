@@ -123,18 +123,6 @@ func figures(clicks []*timedClick) outageFigures {
 	return f
 }
 
-// firstBookingAfter is how long after at the first booking was answered;
-// -1 if none was.
-func firstBookingAfter(clicks []*timedClick, at time.Time) time.Duration {
-	first := time.Duration(-1)
-	for _, c := range clicks {
-		if c.final.status == http.StatusCreated && c.decided.After(at) && (first < 0 || c.decided.Sub(at) < first) {
-			first = c.decided.Sub(at)
-		}
-	}
-	return first
-}
-
 // clientsOf are the clicks' clients, for checkInvariants.
 func clientsOf(clicks []*timedClick) []*client {
 	out := make([]*client, len(clicks))
