@@ -121,6 +121,7 @@ func commitsWaitForAStandbyGone(t *testing.T, s *stack, pg *pgPair, prom *promet
 	click := pacedClicks([]int64{slot}, 1, 1, 90000, "gone-standby")[0]
 	named := time.Now()
 	pg.sql(t, pg.standby, "postgres", `ALTER SYSTEM SET synchronous_standby_names = '`+standbyName+`'`, `SELECT pg_reload_conf()`)
+	pg.waitCommitsWait(t)
 	done := make(chan struct{})
 	go func() { defer close(done); s.bookTimed(click, time.Minute) }()
 	waited := prom.waitFiring(t, "DatabaseCommitsWaitForStandby", named, 15*time.Second+alertSlack)

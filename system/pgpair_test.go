@@ -194,3 +194,42 @@ func postmasterPID(t *testing.T, dir string) int {
 	}
 	return pid
 }
+
+// waitCommitsWait returns once a commit on the promoted server waits for a
+// synchronous standby: a reload reaches the server's processes in their own
+// time, and a commit before that does not wait. The probe commits that
+// wait are released by the reset that ends the test's hang.
+func (p *pgPair) waitCommitsWait(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	poll.For(t, 20*time.Second, 100*time.Millisecond, func() error {
+		conn, err := pgx.Connect(ctx, p.standby.URL())
+		if err != nil {
+			return err
+		}
+		go func() { // waits until the reset, or returns now if the setting is not seen yet
+			defer conn.Close(ctx)
+			_, _ = conn.Exec(ctx, `SELECT txid_current()`)
+		}()
+		return poll.Until(500*time.Millisecond, 50*time.Millisecond, func() error {
+			var n int
+			if err := pgxQueryRow(ctx, p.standby.URL(), `SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`, &n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return fmt.Errorf("no commit waits for a synchronous standby yet")
+			}
+			return nil
+		})
+	})
+}
+
+// pgxQueryRow runs one query on a connection of its own.
+func pgxQueryRow(ctx context.Context, url, sql string, dest ...any) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, sql).Scan(dest...)
+}

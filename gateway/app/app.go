@@ -182,14 +182,15 @@ func (a *App) close() error {
 // shared state (the limiter's counts, the room's marks).
 func (a *App) Front() *gateway.Front { return a.front }
 
-// natsLiveness notices within about three seconds a NATS server that
+// natsLiveness notices within about six seconds a NATS server that
 // stopped answering, and connects to another node of NATS_URL: a ping every
-// second, the connection given up after two pings unanswered or a write
-// blocked for two seconds. A node cut off by the network keeps its TCP
+// two seconds, the connection given up after two pings unanswered or a write
+// blocked for three seconds. A node cut off by the network keeps its TCP
 // connections open, so nothing else tells the client; with nats.go's
 // defaults (a ping every two minutes, a write blocked up to a minute) a
 // process stayed minutes on a cut-off node, every publish waiting behind the
-// stuck write and the patients unanswered.
+// stuck write and the patients unanswered. Shorter bounds gave up healthy
+// connections on a machine whose cores were all busy.
 func natsLiveness() []nats.Option {
-	return []nats.Option{nats.PingInterval(time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(2 * time.Second)}
+	return []nats.Option{nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(3 * time.Second)}
 }

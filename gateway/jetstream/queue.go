@@ -77,6 +77,9 @@ type Queue struct {
 	sub     *nats.Subscription
 	mu      sync.Mutex
 	waiting map[string]chan shared.Decision
+	// confirming holds a token per PubAck publish of an undecided command
+	// under way (see confirmBounded).
+	confirming chan struct{}
 	// lateness is what decisions take now, in nanoseconds (see learn).
 	lateness atomic.Int64
 	// packer gathers bookings into envelopes; nil without PackWait.
@@ -96,7 +99,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
-	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log,
+	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log, confirming: make(chan struct{}, maxConfirming),
 		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
 	if cfg.PackWait > 0 && cfg.ConfirmAfter > 0 {
 		q.packer = &packer{q: q, wait: cfg.PackWait}

@@ -139,7 +139,9 @@ const (
 // While the stream gives no answer at all (its leader cut off and no new
 // one elected yet, or this gateway's connection lost and being replaced),
 // the command may or may not be in it: it is published again, under the same
-// Nats-Msg-Id, until the stream answers or MaxWait has passed. A command sent
+// Nats-Msg-Id, until the stream answers or MaxWait has passed, the pauses
+// growing to maxConfirmPause (or to confirmWait, while decisions are slow)
+// and at most maxConfirming of them under way at once. A command sent
 // to a leader that was cut off before storing it reaches the new leader this
 // way, within seconds of its election, and the stream's duplicate window
 // (as long as MaxWait) keeps it once however often it was sent. Giving up
@@ -162,12 +164,12 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		ack, err := confirm()
+		ack, err := q.confirmBounded(confirm)
 		switch {
 		case err == nil:
 			q.await(out, ch, forget, cmd, ack.Duplicate, q.firstRead(own), sent)
 			return
-		case !errors.Is(err, gateway.ErrUncertain) && !errors.Is(err, errNotConnected):
+		case !errors.Is(err, gateway.ErrUncertain) && !errors.Is(err, errNotConnected) && !errors.Is(err, errConfirmsBusy):
 			forget() // refused: the stream does not hold the command
 			close(out)
 			return
@@ -176,7 +178,30 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		wait = min(confirmPause<<min(attempt, 8), maxConfirmPause)
+		wait = max(min(confirmPause<<min(attempt, 8), maxConfirmPause), q.confirmWait())
+	}
+}
+
+// maxConfirming bounds the PubAck publishes of undecided commands under
+// way at once, of all commands of this gateway. While the stream has no
+// leader each one waits PublishTimeout for nothing, and thousands of
+// commands waiting behind a slow booker, each published again every few
+// seconds, were load enough to keep the booker slow: past the bound a
+// command waits for its decision a while longer instead.
+const maxConfirming = 64
+
+// errConfirmsBusy is a confirmation not tried: maxConfirming are under way.
+var errConfirmsBusy = errors.New("too many confirmations under way")
+
+// confirmBounded runs confirm unless maxConfirming confirmations are
+// under way.
+func (q *Queue) confirmBounded(confirm func() (*jetstream.PubAck, error)) (*jetstream.PubAck, error) {
+	select {
+	case q.confirming <- struct{}{}:
+		defer func() { <-q.confirming }()
+		return confirm()
+	default:
+		return nil, errConfirmsBusy
 	}
 }
 
