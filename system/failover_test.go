@@ -119,6 +119,7 @@ func commitsWaitForAStandbyGone(t *testing.T, s *stack, pg *pgPair, prom *promet
 	t.Helper()
 	slot := s.slot(43, time.Now().Add(48*time.Hour), 1) // before the setting: this commit would wait too
 	click := pacedClicks([]int64{slot}, 1, 1, 90000, "gone-standby")[0]
+	pg.sql(t, pg.standby, "postgres", `CREATE TABLE sync_probe (v int)`) // before the setting, or this commit would wait
 	named := time.Now()
 	pg.sql(t, pg.standby, "postgres", `ALTER SYSTEM SET synchronous_standby_names = '`+standbyName+`'`, `SELECT pg_reload_conf()`)
 	pg.waitCommitsWait(t)

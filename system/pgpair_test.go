@@ -196,7 +196,8 @@ func postmasterPID(t *testing.T, dir string) int {
 }
 
 // waitCommitsWait returns once a commit on the promoted server waits for a
-// synchronous standby: a reload reaches the server's processes in their own
+// synchronous standby (its probes write to the table sync_probe of the
+// database postgres): a reload reaches the server's processes in their own
 // time, and a commit before that does not wait. The probe commits that
 // wait are released by the reset that ends the test's hang.
 func (p *pgPair) waitCommitsWait(t *testing.T) {
@@ -209,7 +210,7 @@ func (p *pgPair) waitCommitsWait(t *testing.T) {
 		}
 		go func() { // waits until the reset, or returns now if the setting is not seen yet
 			defer conn.Close(ctx)
-			_, _ = conn.Exec(ctx, `SELECT txid_current()`)
+			_, _ = conn.Exec(ctx, `INSERT INTO sync_probe VALUES (1)`) // a commit that wrote WAL waits; a bare xid does not
 		}()
 		return poll.Until(500*time.Millisecond, 50*time.Millisecond, func() error {
 			var n int
