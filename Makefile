@@ -36,6 +36,21 @@ test: prereqs
 	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
 		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS) $(TEST_PKGS)
 
+.PHONY: failover-test partition-test
+# The database's machine lost mid-burst (about 100 s; build tag failover, so
+# `make test` leaves it out): a primary and a synchronous standby from initdb
+# on free ports, the primary killed -9, the standby promoted; a real
+# Prometheus must fire the alerts. Needs PostgreSQL's server binaries and
+# prometheus (make prereqs). See docs/failures.md.
+failover-test: prereqs
+	$(GO) test -tags failover $(TEST_FLAGS) -v -run 'TestFailoverPrimaryLostMidBurst' ./system/
+
+# A NATS node cut off by the network mid-burst, the stream's leader and then a
+# follower: three nats-servers in network namespaces of their own. Linux and
+# root only (it fails, saying why, elsewhere). See docs/failures.md.
+partition-test: prereqs
+	$(GO) test -tags partition $(TEST_FLAGS) -v -run 'TestPartition' ./system/
+
 .PHONY: cluster-test
 # Three nats-servers clustered on loopback and two gateways: with two
 # bookers, a NATS node is restarted mid-burst; with three booker processes,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Finds or installs what `make test` needs: PostgreSQL's server binaries
-# (initdb, pg_ctl), psql, curl, nats-server and a Chromium (or Google Chrome)
-# for the browser tests. It prints one line per thing, found or installed.
+# (initdb, pg_ctl), psql, curl, nats-server, Prometheus's promtool and
+# prometheus (the alert rules' unit tests, the failover test), iproute2's ip
+# on Linux (the partition test's network namespaces) and a Chromium (or
+# Google Chrome) for the browser tests. It prints one line per thing, found or installed.
 #
 # Debian/Ubuntu: installs with apt-get when it may: as root, or through
 # `sudo -n` (which fails at once rather than ask for a password). macOS:
@@ -75,6 +77,16 @@ find_nats() { first_executable nats-server /usr/sbin/nats-server /opt/homebrew/b
 
 find_curl() { first_executable curl; }
 
+# promtool and prometheus come together: Debian's prometheus package, Homebrew's formula.
+find_prometheus() {
+	local p
+	p=$(first_executable promtool /usr/bin/promtool /opt/homebrew/bin/promtool /usr/local/bin/promtool) || return 1
+	first_executable prometheus /usr/bin/prometheus /opt/homebrew/bin/prometheus /usr/local/bin/prometheus >/dev/null || return 1
+	printf '%s\n' "$p"
+}
+
+find_ip() { first_executable ip /usr/sbin/ip /sbin/ip /usr/bin/ip; }
+
 # The browser, in the order system/browser_test.go looks for it.
 find_chromium() {
 	if [ -n "${PREREQS_CHROMIUM+x}" ]; then
@@ -107,7 +119,13 @@ things="PostgreSQL server (initdb, pg_ctl)|find_pg_server|postgresql|postgresql@
 psql|find_psql|postgresql-client|postgresql@17
 curl|find_curl|curl|curl
 nats-server|find_nats|nats-server|nats-server
+promtool and prometheus|find_prometheus|prometheus|prometheus
 Chromium|find_chromium|$apt_chromium|cask:google-chrome"
+# The partition test's network namespaces need iproute2's ip (Linux only).
+if [ "$(uname -s)" = Linux ]; then
+	things="$things
+ip (iproute2)|find_ip|iproute2|iproute2"
+fi
 
 # check prints a line per thing and gathers the packages of the missing ones
 # (space-separated, each once) in apt_missing, brew_missing and cask_missing.
@@ -167,6 +185,15 @@ install_debian() {
 			$sudo apt-get install -y -qq $apt_missing </dev/null >/dev/null ||
 			{ say "$cmd failed"; exit 1; }
 	fi
+	# Debian's prometheus starts a service on :9090 (and its node exporter on
+	# :9100); the tests start their own Prometheus on free ports.
+	case " $apt_missing " in
+	*" prometheus "*)
+		if command -v systemctl >/dev/null 2>&1; then
+			$sudo systemctl disable --now prometheus prometheus-node-exporter </dev/null >/dev/null 2>&1 || true
+		fi
+		;;
+	esac
 }
 
 install_macos() {

@@ -35,6 +35,7 @@ type App struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	events   events
+	repl     *postgres.ReplicationCollector
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
 	// waitlist keeps the waitlist's entries and offers freed places; plans
@@ -80,7 +81,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	// messages each one allocated and cleared half a megabyte, a visible
 	// share of the process's CPU. A get answers at most maxMultiGet messages.
 	opts := append([]nats.Option{nats.Name("booker"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, a.cfg.NATSOptions...)
+		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, natsLiveness()...)
+	opts = append(opts, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
 		return fmt.Errorf("nats: %w", err)
@@ -94,6 +96,9 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	reg := a.registry()
+	if a.repl, err = postgres.NewReplicationCollector(a.cfg.DatabaseURL); err != nil {
+		return err
+	}
 	a.observe(reg, js)
 	metrics := jetstream.NewMetrics(reg)
 	if err := a.serveAdmin(reg); err != nil {
@@ -208,5 +213,21 @@ func (a *App) closeConns() error {
 	if a.db != nil {
 		a.db.Close()
 	}
+	if a.repl != nil {
+		a.repl.Close()
+	}
 	return err
+}
+
+// natsLiveness notices within about six seconds a NATS server that
+// stopped answering, and connects to another node of NATS_URL: a ping every
+// two seconds, the connection given up after two pings unanswered or a write
+// blocked for three seconds. A node cut off by the network keeps its TCP
+// connections open, so nothing else tells the client; with nats.go's
+// defaults (a ping every two minutes, a write blocked up to a minute) a
+// process stayed minutes on a cut-off node, every publish waiting behind the
+// stuck write and the patients unanswered. Shorter bounds gave up healthy
+// connections on a machine whose cores were all busy.
+func natsLiveness() []nats.Option {
+	return []nats.Option{nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(3 * time.Second)}
 }

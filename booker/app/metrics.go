@@ -10,8 +10,9 @@ import (
 
 // observe registers what the booker's wiring knows beyond the queue's,
 // outbox's and notifier's own metrics: the pool's size (so that acquired/max
-// reads as saturation), readiness, and the JetStream assets' state per stream
-// and consumer.
+// reads as saturation), readiness, the JetStream assets' state per stream
+// and consumer, and the database's replication (commits waiting for a
+// synchronous standby, the standbys, the timeline).
 func (a *App) observe(reg prometheus.Registerer, js natsjs.JetStream) {
 	reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "booker_db_pool_max_conns",
@@ -24,5 +25,5 @@ func (a *App) observe(reg prometheus.Registerer, js natsjs.JetStream) {
 				defer cancel()
 				return boolFloat(a.ready(ctx) == nil)
 			}),
-		newStreamCollector(js, a.cfg.Stream.Namespace))
+		newStreamCollector(js, a.cfg.Stream.Namespace), a.repl)
 }

@@ -77,6 +77,9 @@ type Queue struct {
 	sub     *nats.Subscription
 	mu      sync.Mutex
 	waiting map[string]chan shared.Decision
+	// confirming holds a token per PubAck publish of an undecided command
+	// under way (see confirmBounded).
+	confirming chan struct{}
 	// lateness is what decisions take now, in nanoseconds (see learn).
 	lateness atomic.Int64
 	// packer gathers bookings into envelopes; nil without PackWait.
@@ -96,7 +99,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
-	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log,
+	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log, confirming: make(chan struct{}, maxConfirming),
 		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
 	if cfg.PackWait > 0 && cfg.ConfirmAfter > 0 {
 		q.packer = &packer{q: q, wait: cfg.PackWait}
@@ -198,12 +201,16 @@ func (q *Queue) send(msg *nats.Msg) error {
 	return nil
 }
 
+// errNotConnected is a publish not tried: the connection is down or being
+// replaced. An earlier publish of the same command may be in the stream.
+var errNotConnected = errors.New("nats not connected")
+
 // publish puts a command in the stream and waits for the PubAck. Any failure,
 // including a full stream (DiscardNew) or a disconnected server, is
 // ErrUnavailable: the client may repeat the same request safely.
 func (q *Queue) publish(ctx context.Context, msg *nats.Msg, cmd shared.Command) (*jetstream.PubAck, error) {
 	if !q.nc.IsConnected() {
-		return nil, fmt.Errorf("%w: nats not connected", gateway.ErrUnavailable)
+		return nil, fmt.Errorf("%w: %w", gateway.ErrUnavailable, errNotConnected)
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()

@@ -68,7 +68,7 @@ func (q *Queue) pack(doctorID int64, msgID, reply string, cmd shared.Command) (*
 // stream found the command a duplicate, it may be another gateway's, whose
 // decision never comes here: the key's record is then read too, after
 // firstRead and again after pauses doubling from firstRecordPoll, until the
-// decision is found one way or the other. A read that fails is tried again
+// decision is found one way or the other (the pauses end at maxRecordPoll). A read that fails is tried again
 // at the next one; only MaxWait ends the wait.
 func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(), cmd shared.Command,
 	duplicate bool, firstRead time.Duration, sent time.Time) {
@@ -100,7 +100,7 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 				return
 			}
 			poll.Reset(pause)
-			pause *= 2
+			pause = min(2*pause, maxRecordPoll)
 		case <-deadline.C:
 			return
 		}
@@ -115,12 +115,18 @@ func (q *Queue) await(out chan<- shared.Decision, ch <-chan shared.Decision, for
 // keeps the booker behind.
 const firstRecordPoll = time.Second
 
-// confirmAttempts bounds the PubAck publishes of an undecided command; each
-// waits up to PublishTimeout and, when unanswered, the next one follows after
-// a pause doubling from confirmPause.
+// maxRecordPoll bounds the pause between two reads of a duplicate's record.
+// Unbounded, the pauses of a command published again while the stream had no
+// leader grew to 16 and 32 s while the new leader's backlog was decided, and
+// its patient learnt the decision half a minute after it was made.
+const maxRecordPoll = 4 * time.Second
+
+// confirmPause is the first pause between two PubAck publishes of an
+// undecided command; it doubles up to maxConfirmPause. Each publish waits up
+// to PublishTimeout.
 const (
-	confirmAttempts = 3
 	confirmPause    = 250 * time.Millisecond
+	maxConfirmPause = 2 * time.Second
 )
 
 // follow waits for the decision of a command sent without a PubAck. Past
@@ -128,8 +134,19 @@ const (
 // PubAck (confirm): the stream then answers that it holds it already (a
 // duplicate: the command may be another gateway's, so the key's record is
 // read too), takes it now (the first publish was lost), or refuses it, and a
-// refusal closes out without a decision. While the stream gives no answer at all, the command may be in
-// it, so its decision is still waited for.
+// refusal closes out without a decision.
+//
+// While the stream gives no answer at all (its leader cut off and no new
+// one elected yet, or this gateway's connection lost and being replaced),
+// the command may or may not be in it: it is published again, under the same
+// Nats-Msg-Id, until the stream answers or MaxWait has passed, the pauses
+// growing to maxConfirmPause (or to confirmWait, while decisions are slow)
+// and at most maxConfirming of them under way at once. A command sent
+// to a leader that was cut off before storing it reaches the new leader this
+// way, within seconds of its election, and the stream's duplicate window
+// (as long as MaxWait) keeps it once however often it was sent. Giving up
+// after a few attempts left such a command undecided for good, its patient
+// answered 202 again and again.
 //
 // An own envelope (own: its Msg-Id is this gateway's) found a duplicate is
 // this gateway's and its decisions come here as replies; its commands'
@@ -147,20 +164,44 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		ack, err := confirm()
+		ack, err := q.confirmBounded(confirm)
 		switch {
 		case err == nil:
 			q.await(out, ch, forget, cmd, ack.Duplicate, q.firstRead(own), sent)
 			return
-		case !errors.Is(err, gateway.ErrUncertain):
+		case !errors.Is(err, gateway.ErrUncertain) && !errors.Is(err, errNotConnected) && !errors.Is(err, errConfirmsBusy):
 			forget() // refused: the stream does not hold the command
 			close(out)
 			return
-		case attempt+1 >= confirmAttempts:
-			q.await(out, ch, forget, cmd, false, 0, sent) // the stream may hold it: its decision may still come
+		case time.Since(sent) >= q.cfg.MaxWait:
+			forget() // a later decision is on record for the client's repeat
+			close(out)
 			return
 		}
-		wait = confirmPause << attempt
+		wait = max(min(confirmPause<<min(attempt, 8), maxConfirmPause), q.confirmWait())
+	}
+}
+
+// maxConfirming bounds the PubAck publishes of undecided commands under
+// way at once, of all commands of this gateway. While the stream has no
+// leader each one waits PublishTimeout for nothing, and thousands of
+// commands waiting behind a slow booker, each published again every few
+// seconds, were load enough to keep the booker slow: past the bound a
+// command waits for its decision a while longer instead.
+const maxConfirming = 64
+
+// errConfirmsBusy is a confirmation not tried: maxConfirming are under way.
+var errConfirmsBusy = errors.New("too many confirmations under way")
+
+// confirmBounded runs confirm unless maxConfirming confirmations are
+// under way.
+func (q *Queue) confirmBounded(confirm func() (*jetstream.PubAck, error)) (*jetstream.PubAck, error) {
+	select {
+	case q.confirming <- struct{}{}:
+		defer func() { <-q.confirming }()
+		return confirm()
+	default:
+		return nil, errConfirmsBusy
 	}
 }
 

@@ -184,6 +184,11 @@ func chownToPostgres(dir string) error {
 	return os.Chown(dir, uid, gid)
 }
 
+// Binaries is the directory of the server binaries (initdb, pg_ctl,
+// pg_basebackup) that StartCluster uses; the failover test builds a standby
+// with the same ones.
+func Binaries() (string, error) { return findBinaries() }
+
 // findBinaries looks for initdb on PATH, then in Debian's versioned
 // directories and Homebrew's keg-only postgresql@N formulae, newest first.
 func findBinaries() (string, error) {
