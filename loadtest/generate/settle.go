@@ -72,17 +72,17 @@ func (e *Engine) WatchBacklog(ctx context.Context, bookerMetrics string) *Backlo
 			select {
 			case <-ctx.Done():
 				// The second in progress, as the run left it.
-				w.Sample(context.WithoutCancel(ctx), sec, l, bookerMetrics)
+				w.sample(context.WithoutCancel(ctx), sec, l, bookerMetrics)
 				return
 			case <-t.C:
 			}
-			w.Sample(ctx, sec, l, bookerMetrics)
+			w.sample(ctx, sec, l, bookerMetrics)
 		}
 	}()
 	return w
 }
 
-func (w *BacklogWatch) Sample(ctx context.Context, sec int, l *Ledger, bookerMetrics string) {
+func (w *BacklogWatch) sample(ctx context.Context, sec int, l *Ledger, bookerMetrics string) {
 	clicks, _, pending := l.counts()
 	line := loadtest.BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
 	if bookerMetrics != "" {
