@@ -166,6 +166,3 @@ func (c *click) told() checks.Click {
 
 // outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
 func (c *click) outcome() string { return c.told().Outcome() }
-
-// final reports whether the click got a decision the contract calls final.
-func (c *click) final() bool { return c.told().Final() }
