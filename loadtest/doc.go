@@ -5,19 +5,14 @@
 // honoured, impatient double clicks) and a check of every invariant that the
 // load could have broken.
 //
-// The pacing, the worker pool and the latency estimates are vegeta's
-// (github.com/tsenart/vegeta/v12/lib); this package adds the client model,
-// the follow-up of queued requests, the invariant checks and the report.
-//
-// Five scenarios exist: "opening" (one popular doctor's slots open at one
-// instant, the doctor named so that a person can book one of them through
-// the patient page beside the burst), "sustained" (one huge slot, the rate
-// ramped until confirmed bookings per second stop rising, to find the
-// knee), "day" (a whole clinic's fortnight
-// of slots, reads and writes at 50:1), "opening-all" (every doctor's day
-// opens at one instant, clicks spread over all of it) and "hotslot-compare"
-// (the sustained ramp through the system and against the seed's design,
-// package seedbaseline, in one run). Every run also charges each process's
-// CPU, read from /proc (package proccpu), to the bookings the database
-// confirmed: a figure that does not depend on how busy the cores are.
+// This package holds only what every part of the load test shares: the
+// options of a run and their defaults, the scenarios' and the CPU table's
+// names, the run's id range, the popular doctor a test may book beside the
+// burst, and the report's types. The work is done beneath it, so that each
+// part stays small and none imports another in a circle: package generate
+// fires the requests with vegeta (github.com/tsenart/vegeta/v12/lib) and
+// records the answers, package scenario seeds and runs the scenarios,
+// package checks holds the invariant checks, package report the report,
+// package proccpu reads CPU per process from /proc, and package
+// seedbaseline serves the seed's design for comparison.
 package loadtest

@@ -20,6 +20,10 @@ const (
 	// the whole system, and against the seed's one-transaction-per-request
 	// design (package seedbaseline) on the same database.
 	ScenarioHotslotCompare = "hotslot-compare"
+	// ScenarioFairness measures who wins an opening: one-click patients
+	// beside bot accounts that hold many connections, repeat at once instead
+	// of after Retry-After, and rotate keys within the per-patient limit.
+	ScenarioFairness = "fairness"
 )
 
 // The click spreads of the opening-all scenario.
@@ -101,8 +105,6 @@ type Options struct {
 	Processes []ProcessGroup
 	// BaselineConns is the seed baseline's pool size (hotslot-compare).
 	BaselineConns int
-	// noGatewayMetrics skips the gateway's /metrics (the seed baseline has none).
-	noGatewayMetrics bool
 	// Zone is the clinic's time zone, in which slot-list dates are read.
 	Zone *time.Location
 	// Progress receives the progress bar; nil shows none.

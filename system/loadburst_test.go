@@ -10,6 +10,7 @@ import (
 	bookerapp "termin/booker/app"
 	gatewayapp "termin/gateway/app"
 	"termin/loadtest"
+	"termin/loadtest/scenario"
 	"termin/migrations/pgtest"
 	"termin/system"
 )
@@ -77,7 +78,7 @@ func startBurst(t *testing.T, sys *system.System, dev system.DevAuth) *burst {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		defer close(b.done)
-		b.rep, b.err = loadtest.Run(ctx, b.opts)
+		b.rep, b.err = scenario.Run(ctx, b.opts)
 	}()
 	t.Cleanup(func() { cancel(); <-b.done })
 	select {

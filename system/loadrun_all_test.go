@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"termin/loadtest"
+	"termin/loadtest/scenario"
 )
 
 // postgresOnly measures the PostgreSQL server's processes beside the load
@@ -16,7 +17,7 @@ var postgresOnly = []loadtest.ProcessGroup{{Label: loadtest.LabelPostgres, Match
 
 func TestOpeningAllReportsCPUPerBooking(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
-	rep, err := loadtest.Run(t.Context(), loadtest.Options{
+	rep, err := scenario.Run(t.Context(), loadtest.Options{
 		Scenario: loadtest.ScenarioOpeningAll, GatewayURL: sys.Gateway.URL(),
 		BookerMetricsURL: "http://" + sys.Booker.Addr() + "/metrics", DatabaseURL: dbURL,
 		Rate: 150, Duration: 2 * time.Second, AllDoctors: 40, AllSlots: 8, GroupShare: 0.25, GroupCapacity: 3,
@@ -66,7 +67,7 @@ func TestOpeningAllReportsCPUPerBooking(t *testing.T) {
 
 func TestHotslotCompareRunsBothPaths(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
-	rep, err := loadtest.Run(t.Context(), loadtest.Options{
+	rep, err := scenario.Run(t.Context(), loadtest.Options{
 		Scenario: loadtest.ScenarioHotslotCompare, GatewayURL: sys.Gateway.URL(),
 		BookerMetricsURL: "http://" + sys.Booker.Addr() + "/metrics", DatabaseURL: dbURL,
 		Rate: 60, RampStep: 60, StepDuration: time.Second, Duration: 2 * time.Second, HugeCapacity: 10_000,

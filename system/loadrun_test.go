@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
@@ -19,8 +18,11 @@ import (
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
 	"termin/loadtest"
+	"termin/loadtest/scenario"
 	"termin/migrations/pgtest"
 	"termin/system"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // startSystem brings a whole system up in this process on a fresh database:
@@ -69,7 +71,7 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 	o := smallOpening(t, sys, dbURL)
 	var opening loadtest.Opening
 	o.OnOpening = func(op loadtest.Opening) { opening = op }
-	rep, err := loadtest.Run(t.Context(), o)
+	rep, err := scenario.Run(t.Context(), o)
 	if err != nil {
 		if rep != nil {
 			logReport(t, rep)
@@ -141,7 +143,7 @@ func TestRacyBookerFailsTheInvariantCheck(t *testing.T) {
 		return racy
 	})
 	racy.connect(t, dbURL)
-	rep, err := loadtest.Run(t.Context(), smallOpening(t, sys, dbURL))
+	rep, err := scenario.Run(t.Context(), smallOpening(t, sys, dbURL))
 	if !errors.Is(err, loadtest.ErrInvariant) {
 		t.Fatalf("run with a racy booker: err = %v, want %v", err, loadtest.ErrInvariant)
 	}
@@ -199,7 +201,7 @@ func (w *testWriter) Write(p []byte) (int, error) { *w = append(*w, p...); retur
 // taken, no account holds two, and the ratio's interval is printed.
 func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
-	rep, err := loadtest.RunFairness(t.Context(), loadtest.FairnessOptions{
+	rep, err := scenario.RunFairness(t.Context(), scenario.FairnessOptions{
 		GatewayURL: sys.Gateway.URL(), DatabaseURL: dbURL, Seed: 7, Zone: berlin, Waves: 2, WaveGap: 2 * time.Second,
 		Doctors: 6, Slots: 2, Patients: 3, Bots: 3, BotConns: 4, OpensIn: 4 * time.Second, Until: 4 * time.Second,
 	})

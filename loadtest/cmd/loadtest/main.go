@@ -22,6 +22,7 @@ import (
 
 	"termin/gateway/token"
 	"termin/loadtest"
+	"termin/loadtest/scenario"
 )
 
 func main() {
@@ -59,7 +60,7 @@ func run(ctx context.Context) error {
 	if o.Scenario == loadtest.ScenarioFairness {
 		return runFairness(ctx, o)
 	}
-	rep, err := loadtest.Run(ctx, o)
+	rep, err := scenario.Run(ctx, o)
 	if rep != nil {
 		_ = rep.WriteText(os.Stdout)
 		fmt.Printf("\nreport, JSON and chart in %s\n", rep.Dir)
@@ -72,7 +73,7 @@ func run(ctx context.Context) error {
 // unless the run shows the classes' chances equal within ±10 %.
 func runFairness(ctx context.Context, o loadtest.Options) error {
 	n := func(name string) int { v, _ := strconv.Atoi(os.Getenv(name)); return v }
-	rep, err := loadtest.RunFairness(ctx, loadtest.FairnessOptions{GatewayURL: o.GatewayURL, DatabaseURL: o.DatabaseURL,
+	rep, err := scenario.RunFairness(ctx, scenario.FairnessOptions{GatewayURL: o.GatewayURL, DatabaseURL: o.DatabaseURL,
 		AuthToken: o.AuthToken, Seed: o.Seed, Zone: o.Zone, Doctors: n("FAIRNESS_DOCTORS"), Slots: n("FAIRNESS_SLOTS"),
 		Patients: n("FAIRNESS_PATIENTS"), Bots: n("FAIRNESS_BOTS"), BotConns: n("FAIRNESS_BOT_CONNS"), Waves: n("FAIRNESS_WAVES"),
 		BotKeys: n("FAIRNESS_BOT_KEYS"), Alternatives: os.Getenv("FAIRNESS_ALTERNATIVES") == "1"})

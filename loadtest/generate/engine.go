@@ -1,4 +1,4 @@
-package loadtest
+package generate
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"termin/loadtest"
 )
 
 // requestTimeout bounds every request: the contract promises an answer
@@ -20,19 +21,19 @@ import (
 // click is repeated with the same key.
 const requestTimeout = 10 * time.Second
 
-// workload chooses who clicks on which slot, and which slot lists are read.
+// Workload chooses who clicks on which slot, and which slot lists are read.
 // click is called with the ledger locked, so it may read patients' states.
-type workload interface {
-	click(rng *rand.Rand, l *ledger, now time.Time) (patient, slot int64)
-	read(rng *rand.Rand) string
+type Workload interface {
+	Click(rng *rand.Rand, l *Ledger, now time.Time) (patient, slot int64)
+	Read(rng *rand.Rand) string
 }
 
-// engine drives a run's three vegeta attacks: new clicks at the scenario's
+// Engine drives a run's three vegeta attacks: new clicks at the scenario's
 // pace, repeats at the times the server asked for, and slot-list reads.
-type engine struct {
-	opts       Options
-	load       workload
-	ledger     *ledger
+type Engine struct {
+	opts       loadtest.Options
+	load       Workload
+	ledger     *Ledger
 	sched      *schedule
 	stats      *stats
 	rng        *rand.Rand // guarded by ledger.mu
@@ -46,8 +47,10 @@ type engine struct {
 	clicks, repeats, reads client
 }
 
-func newEngine(o Options, load workload, id ids) *engine {
-	e := &engine{opts: o, load: load, ledger: newLedger(id),
+// New builds the engine of one run: its clients, its ledger of clicks and
+// its random choices, all seeded from the options.
+func New(o loadtest.Options, load Workload, id loadtest.IDs) *Engine {
+	e := &Engine{opts: o, load: load, ledger: newLedger(id),
 		rng:     rand.New(rand.NewPCG(uint64(o.Seed), 1)),
 		readRng: rand.New(rand.NewPCG(uint64(o.Seed), 2))}
 	e.sched = newSchedule(e.quit)
@@ -57,7 +60,7 @@ func newEngine(o Options, load workload, id ids) *engine {
 
 // quit tells the repeats' pacer to stop: on cancellation, or after the last
 // new click once every click is decided or the follow-up time is over.
-func (e *engine) quit() bool {
+func (e *Engine) quit() bool {
 	if e.cancelled.Load() {
 		return true
 	}
@@ -67,9 +70,9 @@ func (e *engine) quit() bool {
 	return e.ledger.pending() == 0 || time.Now().UnixNano() > e.deadline.Load()
 }
 
-// run sends the load with the given pacer for new clicks and returns once
+// Run sends the load with the given pacer for new clicks and returns once
 // every click is decided, the follow-up is over, or ctx is cancelled.
-func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
+func (e *Engine) Run(ctx context.Context, pacer vegeta.Pacer) {
 	clicks, repeats, reads := e.clicks.attacker, e.repeats.attacker, e.reads.attacker
 	stop := context.AfterFunc(ctx, func() {
 		e.cancelled.Store(true)
@@ -94,6 +97,9 @@ func (e *engine) run(ctx context.Context, pacer vegeta.Pacer) {
 	watch()
 }
 
+// ClicksDone reports whether the last new click has been sent.
+func (e *Engine) ClicksDone() bool { return e.clicksDone.Load() }
+
 // client is an attacker and the HTTP client it sends with, whose
 // connections warm opens before the first click.
 type client struct {
@@ -112,10 +118,10 @@ func newClient(conns int) client {
 // newClick is the targeter of new clicks. One in Impatient of them is
 // followed by a second click of the same patient on the same slot, with a
 // new key, as an impatient patient double-clicks.
-func (e *engine) newClick(tgt *vegeta.Target) error {
+func (e *Engine) newClick(tgt *vegeta.Target) error {
 	now := time.Now()
 	e.ledger.mu.Lock()
-	p, s := e.load.click(e.rng, e.ledger, now)
+	p, s := e.load.Click(e.rng, e.ledger, now)
 	c := e.ledger.addLocked(p, s, now, false)
 	var twin *click
 	if e.rng.Float64() < e.opts.Impatient {
@@ -131,14 +137,14 @@ func (e *engine) newClick(tgt *vegeta.Target) error {
 }
 
 // repeat is the targeter of the schedule: the click that fell due.
-func (e *engine) repeat(tgt *vegeta.Target) error {
+func (e *Engine) repeat(tgt *vegeta.Target) error {
 	e.booking(tgt, e.sched.next())
 	return nil
 }
 
 // booking fills a target for the click. The click's id travels in the URL's
 // fragment, which is never sent but comes back in vegeta's result.
-func (e *engine) booking(tgt *vegeta.Target, c *click) {
+func (e *Engine) booking(tgt *vegeta.Target, c *click) {
 	c.tries++
 	tgt.Method = http.MethodPost
 	tgt.URL = e.opts.GatewayURL + "/api/appointments#" + strconv.Itoa(c.id)
@@ -149,9 +155,9 @@ func (e *engine) booking(tgt *vegeta.Target, c *click) {
 	}
 }
 
-func (e *engine) newRead(tgt *vegeta.Target) error {
+func (e *Engine) newRead(tgt *vegeta.Target) error {
 	e.readMu.Lock()
-	path := e.load.read(e.readRng)
+	path := e.load.Read(e.readRng)
 	e.readMu.Unlock()
 	tgt.Method, tgt.URL = http.MethodGet, e.opts.GatewayURL+path
 	if e.opts.AuthToken != "" {
@@ -160,7 +166,7 @@ func (e *engine) newRead(tgt *vegeta.Target) error {
 	return nil
 }
 
-func (e *engine) consume(attack string, results <-chan *vegeta.Result) {
+func (e *Engine) consume(attack string, results <-chan *vegeta.Result) {
 	for res := range results {
 		if attack == "reads" {
 			code := ""
@@ -176,7 +182,7 @@ func (e *engine) consume(attack string, results <-chan *vegeta.Result) {
 
 // answered applies one booking answer: latency from the time the try was
 // due, the click settled, and its repeat scheduled if it is not decided.
-func (e *engine) answered(attack string, res *vegeta.Result) {
+func (e *Engine) answered(attack string, res *vegeta.Result) {
 	c := e.clickOf(res.URL)
 	if c == nil {
 		e.stats.add(attack, http.MethodPost, res, "")
@@ -197,7 +203,7 @@ func (e *engine) answered(attack string, res *vegeta.Result) {
 	e.stats.decided(c)
 }
 
-func (e *engine) clickOf(url string) *click {
+func (e *Engine) clickOf(url string) *click {
 	i := strings.LastIndexByte(url, '#')
 	id, err := strconv.Atoi(url[i+1:])
 	if i < 0 || err != nil {

@@ -1,13 +1,13 @@
-package loadtest_test
+package generate_test
 
 import (
 	"net"
-	"syscall"
 	"testing"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"github.com/valyala/fasthttp"
+	"termin/loadtest/generate"
 )
 
 // BenchmarkHarnessFloor measures what the load generator and an HTTP server
@@ -17,7 +17,7 @@ import (
 // on a machine whose cores also carry the system under test, this is the
 // part of each booking's budget that the measurement itself takes.
 //
-//	go test -run '^$' -bench HarnessFloor -benchtime 100000x ./loadtest/
+//	go test -run '^$' -bench HarnessFloor -benchtime 100000x ./loadtest/generate/
 func BenchmarkHarnessFloor(b *testing.B) {
 	const rate = 10_000
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -37,26 +37,17 @@ func BenchmarkHarnessFloor(b *testing.B) {
 	pace := vegeta.ConstantPacer{Freq: rate, Per: time.Second}
 	duration := time.Duration(b.N) * time.Second / rate
 	b.ResetTimer()
-	cpu0, ok := cpuTime(), 0
+	cpu0, ok := generate.CPUTime(), 0
 	for res := range attacker.Attack(vegeta.NewStaticTargeter(target), pace, duration, "floor") {
 		if res.Code == fasthttp.StatusCreated {
 			ok++
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := generate.CPUTime() - cpu0
 	if ok == 0 {
 		b.Fatal("no request answered")
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/float64(ok), "cpu-us/req")
 	b.ReportMetric(float64(ok)/b.Elapsed().Seconds(), "answered/s")
 	b.ReportMetric(0, "ns/op")
-}
-
-// cpuTime is this process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

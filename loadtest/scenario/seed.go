@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -9,32 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
+	"termin/loadtest/generate"
 )
-
-// ids places a run's doctors, patients and keys in a high range derived from
-// its seed, far above demo or hand-made rows, so that runs never collide and
-// the checks can tell the run's rows from everything else.
-type ids struct{ run int64 }
-
-func newIDs(seed int64) ids {
-	r := seed % 100_000_000
-	if r < 0 {
-		r = -r
-	}
-	return ids{run: r}
-}
-
-func (i ids) doctor(n int) int64  { return 1_000_000_000_000 + i.run*10_000 + int64(n) }
-func (i ids) patient(n int) int64 { return 10_000_000_000_000 + i.run*10_000_000 + int64(n) }
-
-// ownPatient reports whether the patient is one of the run's.
-func (i ids) ownPatient(p int64) bool { return p >= i.patient(0) && p < i.patient(10_000_000) }
-func (i ids) key(click int) string {
-	return fmt.Sprintf("lt%d-%d", i.run, click)
-}
-
-// doctors is the inclusive range of the run's doctor ids.
-func (i ids) doctors() (lo, hi int64) { return i.doctor(0), i.doctor(9_999) }
 
 // grid is a block of slot rows: doctors × days × perDay slots of 15 minutes
 // from 08:00 clinic time, starting tomorrow, so that none has started yet.
@@ -56,8 +33,8 @@ type slot struct {
 // seedSlots writes the grids with COPY, showing progress, and reads the rows
 // back with their ids. It refuses to touch a doctor range that already has
 // slots, which can only mean a repeated seed.
-func seedSlots(ctx context.Context, pool *pgxpool.Pool, id ids, zone *time.Location, grids []grid, progress io.Writer) ([]slot, error) {
-	lo, hi := id.doctors()
+func seedSlots(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, zone *time.Location, grids []grid, progress io.Writer) ([]slot, error) {
+	lo, hi := id.Doctors()
 	var taken bool
 	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM time_slot WHERE doctor_id BETWEEN $1 AND $2)`, lo, hi).Scan(&taken); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
@@ -89,14 +66,14 @@ func loadSlots(ctx context.Context, pool *pgxpool.Pool, lo, hi int64) ([]slot, e
 
 // slotSource streams the grids' rows to COPY without holding them in memory.
 type slotSource struct {
-	id    ids
+	id    loadtest.IDs
 	grids []grid
 	days  []time.Time // 08:00 clinic time of each day from tomorrow on
 	g, i  int
-	bar   *bar
+	bar   *generate.Bar
 }
 
-func newSlotSource(id ids, zone *time.Location, grids []grid, progress io.Writer) *slotSource {
+func newSlotSource(id loadtest.IDs, zone *time.Location, grids []grid, progress io.Writer) *slotSource {
 	total, maxDays := 0, 0
 	for _, g := range grids {
 		total += g.rows()
@@ -108,7 +85,7 @@ func newSlotSource(id ids, zone *time.Location, grids []grid, progress io.Writer
 		days[d] = time.Date(now.Year(), now.Month(), now.Day()+1+d, 8, 0, 0, 0, zone)
 	}
 	return &slotSource{id: id, grids: grids, days: days, i: -1,
-		bar: newBar(progress, int64(total), "seeding slots (COPY)")}
+		bar: generate.NewBar(progress, int64(total), "seeding slots (COPY)")}
 }
 
 // Next moves to the next row, across grids.
@@ -128,13 +105,13 @@ func (s *slotSource) Values() ([]any, error) {
 	day, k := (s.i%perDoctor)/g.perDay, s.i%g.perDay
 	start := s.days[day].Add(time.Duration(k) * 15 * time.Minute)
 	if s.i%4096 == 0 {
-		s.bar.set(s.progress())
+		s.bar.Set(s.progress())
 	}
 	opens := pgtype.Timestamptz{Time: g.opens, Valid: true}
 	if g.opens.IsZero() {
 		opens.InfinityModifier = pgtype.NegativeInfinity // the column's default: open now
 	}
-	return []any{s.id.doctor(doctor), start, start.Add(15 * time.Minute), g.capacity(k), opens}, nil
+	return []any{s.id.Doctor(doctor), start, start.Add(15 * time.Minute), g.capacity(k), opens}, nil
 }
 
 // Err is always nil: the rows are computed, not read.
@@ -148,7 +125,7 @@ func (s *slotSource) progress() int64 {
 	return int64(n)
 }
 
-func (s *slotSource) done() { s.bar.finish() }
+func (s *slotSource) done() { s.bar.Finish() }
 
 func fixed(n int) func(int) int { return func(int) int { return n } }
 

@@ -1,4 +1,4 @@
-package loadtest
+package generate
 
 import (
 	"context"
@@ -17,15 +17,15 @@ const (
 	warmReadConns  = 200
 )
 
-// warmAhead is how long before the opening the connections are opened.
-const warmAhead = 2 * time.Second
+// WarmAhead is how long before the opening the connections are opened.
+const WarmAhead = 2 * time.Second
 
-// warm opens the streams' connections before the first click, as the
+// Warm opens the streams' connections before the first click, as the
 // browsers of patients who have the page open at 06:59 already hold theirs:
 // otherwise the first second measures thousands of TCP handshakes (in the
 // generator and the gateway alike) instead of the opening. It returns how
 // many connections it opened.
-func (e *engine) warm(ctx context.Context) int {
+func (e *Engine) Warm(ctx context.Context) int {
 	var opened atomic.Int64
 	var wg sync.WaitGroup
 	for _, s := range []struct {
@@ -48,7 +48,7 @@ func (e *engine) warm(ctx context.Context) int {
 }
 
 // ping asks the gateway's /healthz, leaving the connection idle in the pool.
-func (e *engine) ping(ctx context.Context, c *http.Client) bool {
+func (e *Engine) ping(ctx context.Context, c *http.Client) bool {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.opts.GatewayURL+"/healthz", nil)
 	if err != nil {
 		return false

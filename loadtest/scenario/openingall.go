@@ -1,27 +1,28 @@
-package loadtest
+package scenario
 
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
+	"termin/loadtest/generate"
 )
 
 // openingAll is 07:00 for the whole clinic: every doctor's day opens at one
 // instant and each click, from a new patient, goes to one of all those slots
 // — uniformly, or to popular doctors first (Zipf over doctors).
 type openingAll struct {
-	id       ids
+	id       loadtest.IDs
 	byDoctor [][]int64
 	all      []int64
 	zipf     *rand.Zipf // nil: uniform over all slots
 	reads    []string
 }
 
-func newOpeningAll(o Options, id ids, slots []slot, rng *rand.Rand) *openingAll {
+func newOpeningAll(o loadtest.Options, id loadtest.IDs, slots []slot, rng *rand.Rand) *openingAll {
 	w := &openingAll{id: id, reads: readPaths(slots, o.Zone)}
 	index := map[int64]int{}
 	for _, s := range slots {
@@ -34,7 +35,7 @@ func newOpeningAll(o Options, id ids, slots []slot, rng *rand.Rand) *openingAll 
 		w.byDoctor[i] = append(w.byDoctor[i], s.ID)
 		w.all = append(w.all, s.ID)
 	}
-	if o.Skew == SkewZipf && len(w.byDoctor) > 1 {
+	if o.Skew == loadtest.SkewZipf && len(w.byDoctor) > 1 {
 		w.zipf = rand.NewZipf(rng, o.ZipfS, 1, uint64(len(w.byDoctor)-1))
 	}
 	return w
@@ -42,8 +43,8 @@ func newOpeningAll(o Options, id ids, slots []slot, rng *rand.Rand) *openingAll 
 
 // click takes a new patient each time, so that no patient limit shapes the
 // load: what is measured is the cost of bookings, not of refusals.
-func (w *openingAll) click(rng *rand.Rand, l *ledger, _ time.Time) (patient, slot int64) {
-	p := w.id.patient(len(l.clicks))
+func (w *openingAll) Click(rng *rand.Rand, l *generate.Ledger, _ time.Time) (patient, slot int64) {
+	p := w.id.Patient(l.Clicks())
 	if w.zipf == nil {
 		return p, w.all[rng.IntN(len(w.all))]
 	}
@@ -51,10 +52,10 @@ func (w *openingAll) click(rng *rand.Rand, l *ledger, _ time.Time) (patient, slo
 	return p, own[rng.IntN(len(own))]
 }
 
-func (w *openingAll) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+func (w *openingAll) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
-func newMorning(o Options, p *prepared) *Morning {
-	m := &Morning{Opening: p.opensAt, Doctors: o.AllDoctors, SlotsPerDoctor: o.AllSlots, Skew: o.Skew}
+func newMorning(o loadtest.Options, p *prepared) *loadtest.Morning {
+	m := &loadtest.Morning{Opening: p.opensAt, Doctors: o.AllDoctors, SlotsPerDoctor: o.AllSlots, Skew: o.Skew}
 	for _, s := range p.slots {
 		m.Places += s.Capacity
 	}
@@ -63,8 +64,8 @@ func newMorning(o Options, p *prepared) *Morning {
 
 // confirmedBySecond counts the run's appointments by the second after the
 // opening in which their transaction began.
-func confirmedBySecond(ctx context.Context, pool *pgxpool.Pool, id ids, opening time.Time) (map[int]int, error) {
-	lo, hi := id.doctors()
+func confirmedBySecond(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, opening time.Time) (map[int]int, error) {
+	lo, hi := id.Doctors()
 	rows, err := pool.Query(ctx, `SELECT floor(extract(epoch FROM a.created_at - $3::timestamptz))::int, count(*)
         FROM appointment a JOIN time_slot s ON s.id = a.slot_id
         WHERE s.doctor_id BETWEEN $1 AND $2 GROUP BY 1`, lo, hi, opening)
@@ -81,58 +82,19 @@ func confirmedBySecond(ctx context.Context, pool *pgxpool.Pool, id ids, opening 
 }
 
 // fill merges the backlog watch's seconds with the database's confirmations.
-func fillMorning(m *Morning, backlog []BacklogLine, confirmed map[int]int) {
+func fillMorning(m *loadtest.Morning, backlog []loadtest.BacklogLine, confirmed map[int]int) {
 	last := len(backlog) - 1
 	for s := range confirmed {
 		last = max(last, s)
 	}
-	state := BacklogLine{QueuePending: -1}
+	state := loadtest.BacklogLine{QueuePending: -1}
 	for s := 0; s <= last; s++ {
 		if s < len(backlog) {
 			state = backlog[s]
 		}
 		state.Second = s // past the watch's end (after the catch-up wait) its last state holds
-		line := MorningLine{BacklogLine: state, Confirmed: confirmed[s]}
+		line := loadtest.MorningLine{BacklogLine: state, Confirmed: confirmed[s]}
 		m.Confirmed += confirmed[s]
 		m.Seconds = append(m.Seconds, line)
 	}
-}
-
-// decisionLatency is the time from each click's first scheduled send to its
-// final answer, for every decided click and for the booked ones, over the
-// run and for the clicks of its first second alone.
-func decisionLatency(clicks []click, began time.Time) []LatencyLine {
-	var all, first, booked, bookedFirst []time.Duration
-	for _, c := range clicks {
-		if c.status == 0 {
-			continue
-		}
-		d := c.decided.Sub(c.scheduled)
-		inFirst := c.scheduled.Before(began.Add(time.Second))
-		won := c.status == 200 || c.status == 201
-		all = append(all, d)
-		if inFirst {
-			first = append(first, d)
-		}
-		if won {
-			booked = append(booked, d)
-		}
-		if won && inFirst {
-			bookedFirst = append(bookedFirst, d)
-		}
-	}
-	return []LatencyLine{exact("every decided click", all), exact("every decided click, first second", first),
-		exact("booked (201/200)", booked), exact("booked, first second", bookedFirst)}
-}
-
-// exact is a latency line from every value, sorted: no estimate.
-func exact(key string, d []time.Duration) LatencyLine {
-	l := LatencyLine{Key: key, Count: len(d)}
-	if len(d) == 0 {
-		return l
-	}
-	slices.Sort(d)
-	q := func(p float64) float64 { return ms(d[min(int(p*float64(len(d))), len(d)-1)]) }
-	l.P50, l.P90, l.P99, l.P999, l.Max = q(0.5), q(0.9), q(0.99), q(0.999), ms(d[len(d)-1])
-	return l
 }

@@ -1,22 +1,22 @@
-package loadtest
+package generate
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
 )
 
 // settlePoll is how often the catch-up wait looks again.
 const settlePoll = 250 * time.Millisecond
 
-// settle waits until the system has done the run's work behind the answers:
+// Settle waits until the system has done the run's work behind the answers:
 // every outbox row relayed and, when the booker's metrics are scraped, its
 // streams' consumers (bookings, notifier) drained. Only then does a second
 // CPU reading hold everything one booking costs.
-func settle(ctx context.Context, pool *pgxpool.Pool, o Options) (took time.Duration, ok bool) {
+func Settle(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options) (took time.Duration, ok bool) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, o.SettleTimeout)
 	defer cancel()
@@ -34,7 +34,7 @@ func settle(ctx context.Context, pool *pgxpool.Pool, o Options) (took time.Durat
 	}
 }
 
-func caughtUp(ctx context.Context, pool *pgxpool.Pool, o Options) bool {
+func caughtUp(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options) bool {
 	var unpublished int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM outbox_event WHERE published_at IS NULL`).Scan(&unpublished); err != nil || unpublished > 0 {
 		return false
@@ -42,25 +42,28 @@ func caughtUp(ctx context.Context, pool *pgxpool.Pool, o Options) bool {
 	if o.BookerMetricsURL == "" {
 		return true
 	}
-	s, err := scrape(ctx, o.BookerMetricsURL)
+	s, err := Scrape(ctx, o.BookerMetricsURL)
 	if err != nil {
 		return true // no metrics to wait for: the outbox is the measure
 	}
 	return s["booker_queue_pending"]+s["booker_stream_pending"]+s["booker_stream_ack_pending"] == 0
 }
 
-// backlogWatch samples the clients' backlog and the booker's queue every
+// BacklogWatch samples the clients' backlog and the booker's queue every
 // second, from the first click until stopped (after the catch-up wait).
-type backlogWatch struct {
+type BacklogWatch struct {
 	mu     sync.Mutex
-	lines  []BacklogLine
+	lines  []loadtest.BacklogLine
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-func watchBacklog(ctx context.Context, l *ledger, bookerMetrics string) *backlogWatch {
+// WatchBacklog starts sampling the engine's backlog and, when bookerMetrics
+// is set, the booker's queue.
+func (e *Engine) WatchBacklog(ctx context.Context, bookerMetrics string) *BacklogWatch {
+	l := e.ledger
 	ctx, cancel := context.WithCancel(ctx)
-	w := &backlogWatch{cancel: cancel, done: make(chan struct{})}
+	w := &BacklogWatch{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		t := time.NewTicker(time.Second)
@@ -79,11 +82,11 @@ func watchBacklog(ctx context.Context, l *ledger, bookerMetrics string) *backlog
 	return w
 }
 
-func (w *backlogWatch) sample(ctx context.Context, sec int, l *ledger, bookerMetrics string) {
+func (w *BacklogWatch) sample(ctx context.Context, sec int, l *Ledger, bookerMetrics string) {
 	clicks, _, pending := l.counts()
-	line := BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
+	line := loadtest.BacklogLine{Second: sec, Clicks: clicks, Decided: clicks - pending, Backlog: pending, QueuePending: -1}
 	if bookerMetrics != "" {
-		if s, err := scrape(ctx, bookerMetrics); err == nil {
+		if s, err := Scrape(ctx, bookerMetrics); err == nil {
 			line.QueuePending = s["booker_queue_pending"]
 		}
 	}
@@ -92,8 +95,8 @@ func (w *backlogWatch) sample(ctx context.Context, sec int, l *ledger, bookerMet
 	w.mu.Unlock()
 }
 
-// stop ends the watch and returns its seconds; a nil watch has none.
-func (w *backlogWatch) stop() []BacklogLine {
+// Stop ends the watch and returns its seconds; a nil watch has none.
+func (w *BacklogWatch) Stop() []loadtest.BacklogLine {
 	if w == nil {
 		return nil
 	}
@@ -102,16 +105,4 @@ func (w *backlogWatch) stop() []BacklogLine {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lines
-}
-
-// waitUntil sleeps until t or until ctx ends.
-func waitUntil(ctx context.Context, t time.Time) error {
-	timer := time.NewTimer(time.Until(t))
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for the opening: %w", ctx.Err())
-	case <-timer.C:
-		return nil
-	}
 }

@@ -1,4 +1,4 @@
-package loadtest
+package generate
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"termin/loadtest"
 )
 
 // watchedFamilies are the metric families whose change over the run the
@@ -20,31 +22,31 @@ var watchedFamilies = []string{
 	"process_cpu_seconds_total", // the system's own CPU, to divide by the bookings
 }
 
-// sample is one scrape: each series' value by its full name with labels,
+// Sample is one scrape: each series' value by its full name with labels,
 // and each family's sum.
-type sample map[string]float64
+type Sample map[string]float64
 
-// scrape reads a Prometheus text exposition; an unreachable endpoint gives
-// an empty sample and an error the report names.
-func scrape(ctx context.Context, url string) (sample, error) {
+// Scrape reads a Prometheus text exposition; an unreachable endpoint gives
+// an empty Sample and an error the report names.
+func Scrape(ctx context.Context, url string) (Sample, error) {
 	if url == "" {
-		return sample{}, nil
+		return Sample{}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return sample{}, err
+		return Sample{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return sample{}, err
+		return Sample{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return sample{}, fmt.Errorf("%s: %s", url, resp.Status)
+		return Sample{}, fmt.Errorf("%s: %s", url, resp.Status)
 	}
-	s := sample{}
+	s := Sample{}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -54,7 +56,7 @@ func scrape(ctx context.Context, url string) (sample, error) {
 }
 
 // parse reads one exposition line: `name{labels} value [timestamp]`.
-func (s sample) parse(line string) {
+func (s Sample) parse(line string) {
 	if line == "" || line[0] == '#' {
 		return
 	}
@@ -95,14 +97,14 @@ func splitSeries(line string) (series, rest string) {
 	return line, ""
 }
 
-// deltas lists the watched series that changed, and each watched family's total.
-func deltas(source string, before, after sample) []MetricDelta {
-	var out []MetricDelta
+// Deltas lists the watched series that changed, and each watched family's total.
+func Deltas(source string, before, after Sample) []loadtest.MetricDelta {
+	var out []loadtest.MetricDelta
 	for _, name := range sortedKeys(after) {
 		if !watched(name) || (after[name] == before[name] && strings.Contains(name, "{")) {
 			continue
 		}
-		out = append(out, MetricDelta{Source: source, Series: name, Before: before[name],
+		out = append(out, loadtest.MetricDelta{Source: source, Series: name, Before: before[name],
 			After: after[name], Delta: after[name] - before[name]})
 	}
 	return out

@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"termin/loadtest"
 )
 
 // kneeGain is the least rise of confirmed bookings per second that counts
@@ -58,7 +59,7 @@ type kneeWatch struct {
 	pool  *pgxpool.Pool
 	slot  int64
 	pacer stepPacer
-	knee  Knee
+	knee  loadtest.Knee
 }
 
 func (k *kneeWatch) run(ctx context.Context, done func() bool) {
@@ -75,7 +76,7 @@ func (k *kneeWatch) run(ctx context.Context, done func() bool) {
 			return
 		}
 		n := k.count(ctx)
-		s := Step{Offered: k.pacer.rate(step), Confirmed: float64(n-last) / k.pacer.every.Seconds()}
+		s := loadtest.Step{Offered: k.pacer.rate(step), Confirmed: float64(n-last) / k.pacer.every.Seconds()}
 		last = n
 		k.knee.Steps = append(k.knee.Steps, s)
 		if s.Confirmed >= k.knee.Confirmed*kneeGain {

@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -10,12 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
 )
-
-// ScenarioFairness measures who wins an opening: one-click patients beside
-// bot accounts that hold many connections, repeat at once instead of after
-// Retry-After, and rotate keys within the per-patient limit.
-const ScenarioFairness = "fairness"
 
 // FairnessOptions shape the fairness scenario: Waves × Doctors openings of
 // Slots capacity-1 slots each, every opening wanted by Patients one-click
@@ -113,7 +109,7 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 		return FairnessReport{}, err
 	}
 	defer pool.Close()
-	id := newIDs(o.Seed)
+	id := loadtest.NewIDs(o.Seed)
 	first := time.Now().Add(o.OpensIn).Truncate(time.Millisecond)
 	var grids []grid
 	for w := range o.Waves {
@@ -142,7 +138,7 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 // accounts deals the run's patients to the openings: per doctor first its
 // one-click patients, then its bots, each with a first click drawn from the
 // same window around its wave's opening.
-func (o FairnessOptions) accounts(id ids, slots []slot, first time.Time) []account {
+func (o FairnessOptions) accounts(id loadtest.IDs, slots []slot, first time.Time) []account {
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 16))
 	byDoctor := map[int64][]int64{}
 	for _, s := range slots {
@@ -152,10 +148,10 @@ func (o FairnessOptions) accounts(id ids, slots []slot, first time.Time) []accou
 	for w := range o.Waves {
 		opens := first.Add(time.Duration(w) * o.WaveGap)
 		for d := range o.Doctors {
-			mine := byDoctor[id.doctor(w*o.Doctors+d)]
+			mine := byDoctor[id.Doctor(w*o.Doctors+d)]
 			for k := range o.Patients + o.Bots {
 				at := opens.Add(-o.Before + time.Duration(rng.Int64N(int64(o.Before+o.After))))
-				out = append(out, account{patient: id.patient(len(out)), bot: k >= o.Patients, slots: mine,
+				out = append(out, account{patient: id.Patient(len(out)), bot: k >= o.Patients, slots: mine,
 					at: at, end: opens.Add(o.Until), early: at.Before(opens), seedRand: rng.Uint64()})
 			}
 		}

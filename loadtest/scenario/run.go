@@ -1,18 +1,14 @@
-package loadtest
+package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
+	"termin/loadtest/generate"
 )
-
-// ErrInvariant is returned by Run when the load broke an invariant; the
-// report says which.
-var ErrInvariant = errors.New("an invariant check failed")
 
 // checkTimeout bounds the database checks after the run.
 const checkTimeout = 2 * time.Minute
@@ -20,9 +16,9 @@ const checkTimeout = 2 * time.Minute
 // Run seeds the scenario's slots, sends the load, follows every queued click
 // to its decision (within FollowUp), waits for the system to catch up,
 // checks the database and saves the report into OutDir. It returns the
-// report with ErrInvariant when a check failed; a cancelled ctx stops the
-// load early but still checks and reports.
-func Run(ctx context.Context, o Options) (*Report, error) {
+// report with loadtest.ErrInvariant when a check failed; a cancelled ctx
+// stops the load early but still checks and reports.
+func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -32,26 +28,33 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer pool.Close()
-	if o.Scenario == ScenarioHotslotCompare {
+	if o.Scenario == loadtest.ScenarioHotslotCompare {
 		return runCompare(ctx, o, pool)
 	}
-	rep, err := runScenario(ctx, o, pool, LabelGenerator)
+	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
 	if err != nil {
 		return rep, err
 	}
 	return rep, finish(rep)
 }
 
-// runScenario runs one scenario and checks it; generator labels the load
-// generator's process in the CPU table.
-func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator string) (*Report, error) {
-	id := newIDs(o.Seed)
+// side is what a run measures besides the load: the label of the load
+// generator's process in the CPU table, and whether the target has a
+// gateway's /metrics (the seed baseline has none).
+type side struct {
+	generator      string
+	gatewayMetrics bool
+}
+
+// runScenario runs one scenario and checks it.
+func runScenario(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, s side) (*loadtest.Report, error) {
+	id := loadtest.NewIDs(o.Seed)
 	p, err := prepare(ctx, pool, o, id)
 	if err != nil {
 		return nil, err
 	}
 	rep := newReport(o, p)
-	m, err := measure(ctx, rep, o, pool, p, id, generator)
+	m, err := measure(ctx, rep, o, pool, p, id, s)
 	if err != nil {
 		return rep, err
 	}
@@ -63,53 +66,53 @@ func runScenario(ctx context.Context, o Options, pool *pgxpool.Pool, generator s
 // measured is what one run's load left to report: the clients' engine, the
 // system's metrics and the processes' CPU before and after, the backlog.
 type measured struct {
-	e             *engine
-	before, after map[string]sample
+	e             *generate.Engine
+	before, after map[string]generate.Sample
 	meter         *cpuMeter
 	since         time.Time
-	backlog       []BacklogLine
+	backlog       []loadtest.BacklogLine
 }
 
 // measure reads the CPU and metrics, sends the load (from the opening, in
 // opening-all), waits for the system to catch up and reads them again.
-func measure(ctx context.Context, r *Report, o Options, pool *pgxpool.Pool, p *prepared, id ids, generator string) (*measured, error) {
-	m := &measured{meter: newCPUMeter(o, pool, generator), e: newEngine(o, p.load, id)}
-	if !p.opensAt.IsZero() && time.Until(p.opensAt) > warmAhead {
+func measure(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool *pgxpool.Pool, p *prepared, id loadtest.IDs, s side) (*measured, error) {
+	m := &measured{meter: newCPUMeter(o, pool, s.generator), e: generate.New(o, p.load, id)}
+	if !p.opensAt.IsZero() && time.Until(p.opensAt) > generate.WarmAhead {
 		// Shortly before the opening, as patients load the page: a connection
 		// left idle for longer than the gateway's read timeout had answered a
 		// few first clicks with 408.
-		if err := waitUntil(ctx, p.opensAt.Add(-warmAhead)); err != nil {
+		if err := waitUntil(ctx, p.opensAt.Add(-generate.WarmAhead)); err != nil {
 			return nil, err
 		}
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%d connections opened before the first click", m.e.warm(ctx)))
-	m.before = scrapeBoth(ctx, o, r)
+	r.Notes = append(r.Notes, fmt.Sprintf("%d connections opened before the first click", m.e.Warm(ctx)))
+	m.before = scrapeBoth(ctx, o, r, s.gatewayMetrics)
 	m.meter.start()
 	m.since = time.Now()
 	if err := awaitOpening(ctx, r, p); err != nil {
 		return nil, err
 	}
-	var backlog *backlogWatch // opening-all only
+	var backlog *generate.BacklogWatch // opening-all only
 	if r.Morning != nil {
-		backlog = watchBacklog(ctx, m.e.ledger, o.BookerMetricsURL)
+		backlog = m.e.WatchBacklog(ctx, o.BookerMetricsURL)
 	}
-	cpu0 := cpuTime()
+	cpu0 := generate.CPUTime()
 	runLoad(ctx, m.e, p)
-	r.Notes = append(r.Notes, generatorCPU(cpuTime()-cpu0, m.e.stats))
-	r.Notes = append(r.Notes, settleNote(settle(context.WithoutCancel(ctx), pool, o)))
+	r.Notes = append(r.Notes, m.e.CPUNote(generate.CPUTime()-cpu0))
+	r.Notes = append(r.Notes, settleNote(generate.Settle(context.WithoutCancel(ctx), pool, o)))
 	m.meter.stop()
-	m.backlog = backlog.stop()
-	m.after = scrapeBoth(context.WithoutCancel(ctx), o, r)
+	m.backlog = backlog.Stop()
+	m.after = scrapeBoth(context.WithoutCancel(ctx), o, r, s.gatewayMetrics)
 	return m, nil
 }
 
 // conclude fills the report from the measurements and the database, and
 // runs the invariant checks.
-func conclude(ctx context.Context, r *Report, o Options, pool *pgxpool.Pool, p *prepared, id ids, m *measured) error {
+func conclude(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool *pgxpool.Pool, p *prepared, id loadtest.IDs, m *measured) error {
 	for _, src := range []string{"gateway", "booker"} {
-		r.Metrics = append(r.Metrics, deltas(src, m.before[src], m.after[src])...)
+		r.Metrics = append(r.Metrics, generate.Deltas(src, m.before[src], m.after[src])...)
 	}
-	addStats(r, o, m.e.stats, m.e.ledger.snapshot())
+	m.e.Fill(r)
 	if p.knee != nil {
 		r.Knee = &p.knee.knee
 	}
@@ -120,30 +123,30 @@ func conclude(ctx context.Context, r *Report, o Options, pool *pgxpool.Pool, p *
 		if err := addMorning(ctx, r, pool, id, m.backlog, m.e); err != nil {
 			return err
 		}
-	} else if o.Scenario == ScenarioOpening {
-		r.Opening = decisionLatency(m.e.ledger.snapshot(), m.e.stats.began)
+	} else if o.Scenario == loadtest.ScenarioOpening {
+		r.Opening = m.e.Decisions()
 	}
 	var err error
-	r.Checks, err = runChecks(ctx, pool, id, m.e.ledger)
+	r.Checks, err = m.e.Check(ctx, pool)
 	return err
 }
 
 // finish records whether every check held, saves the report and says
-// ErrInvariant when one failed.
-func finish(r *Report) error {
+// loadtest.ErrInvariant when one failed.
+func finish(r *loadtest.Report) error {
 	passed := r.Held() // before Save, so that report.txt and report.json carry the result
 	if err := r.Save(); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
 	if !passed {
-		return ErrInvariant
+		return loadtest.ErrInvariant
 	}
 	return nil
 }
 
 // awaitOpening waits for the opening-all scenario's opening, after which
 // the first click is due.
-func awaitOpening(ctx context.Context, r *Report, p *prepared) error {
+func awaitOpening(ctx context.Context, r *loadtest.Report, p *prepared) error {
 	if p.opensAt.IsZero() {
 		return nil
 	}
@@ -155,7 +158,7 @@ func awaitOpening(ctx context.Context, r *Report, p *prepared) error {
 
 // addCPU counts the run's confirmed bookings in the database and charges
 // each measured process's CPU to them.
-func addCPU(ctx context.Context, r *Report, pool *pgxpool.Pool, id ids, m *measured) error {
+func addCPU(ctx context.Context, r *loadtest.Report, pool *pgxpool.Pool, id loadtest.IDs, m *measured) error {
 	confirmed, err := confirmedBookings(ctx, pool, id, m.since)
 	if err != nil {
 		return fmt.Errorf("count confirmed bookings: %w", err)
@@ -165,13 +168,13 @@ func addCPU(ctx context.Context, r *Report, pool *pgxpool.Pool, id ids, m *measu
 	return nil
 }
 
-func addMorning(ctx context.Context, r *Report, pool *pgxpool.Pool, id ids, lines []BacklogLine, e *engine) error {
+func addMorning(ctx context.Context, r *loadtest.Report, pool *pgxpool.Pool, id loadtest.IDs, lines []loadtest.BacklogLine, e *generate.Engine) error {
 	bySec, err := confirmedBySecond(ctx, pool, id, r.Morning.Opening)
 	if err != nil {
 		return fmt.Errorf("confirmed bookings by second: %w", err)
 	}
 	fillMorning(r.Morning, lines, bySec)
-	r.Morning.Decisions = decisionLatency(e.ledger.snapshot(), e.stats.began)
+	r.Morning.Decisions = e.Decisions()
 	return nil
 }
 
@@ -183,18 +186,18 @@ func settleNote(took time.Duration, ok bool) string {
 }
 
 // runLoad runs the engine, with the sustained scenario's knee watch beside it.
-func runLoad(ctx context.Context, e *engine, p *prepared) {
+func runLoad(ctx context.Context, e *generate.Engine, p *prepared) {
 	if p.knee == nil {
-		e.run(ctx, p.pacer)
+		e.Run(ctx, p.pacer)
 		return
 	}
 	kctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.knee.run(kctx, e.clicksDone.Load)
+		p.knee.run(kctx, e.ClicksDone)
 	}()
-	e.run(ctx, p.pacer)
+	e.Run(ctx, p.pacer)
 	cancel()
 	<-done
 }
@@ -220,14 +223,14 @@ func openPool(ctx context.Context, url string, conns int32) (*pgxpool.Pool, erro
 
 // scrapeBoth reads the gateway's and the booker's /metrics; a failure is
 // noted in the report rather than stopping the run.
-func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
-	out := map[string]sample{}
+func scrapeBoth(ctx context.Context, o loadtest.Options, rep *loadtest.Report, gatewayMetrics bool) map[string]generate.Sample {
+	out := map[string]generate.Sample{}
 	urls := map[string]string{"gateway": o.GatewayURL + "/metrics", "booker": o.BookerMetricsURL}
-	if o.noGatewayMetrics {
+	if !gatewayMetrics {
 		urls["gateway"] = ""
 	}
 	for src, url := range urls {
-		s, err := scrape(ctx, url)
+		s, err := generate.Scrape(ctx, url)
 		if err != nil {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s metrics: %v", src, err))
 		}
@@ -236,23 +239,14 @@ func scrapeBoth(ctx context.Context, o Options, rep *Report) map[string]sample {
 	return out
 }
 
-// generatorCPU says what the load generator itself spent: it shares the
-// machine's cores with the system under test, so its cost per request is
-// part of every throughput figure measured here.
-func generatorCPU(cpu time.Duration, s *stats) string {
-	n := s.sentTotal()
-	if n == 0 {
-		return fmt.Sprintf("load generator CPU %.1f s", cpu.Seconds())
+// waitUntil sleeps until t or until ctx ends.
+func waitUntil(ctx context.Context, t time.Time) error {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the opening: %w", ctx.Err())
+	case <-timer.C:
+		return nil
 	}
-	return fmt.Sprintf("load generator CPU %.1f s, %.0f µs per request sent", cpu.Seconds(),
-		float64(cpu.Microseconds())/float64(n))
-}
-
-// cpuTime is this process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

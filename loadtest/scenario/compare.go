@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -6,20 +6,17 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
 	"termin/loadtest/seedbaseline"
 )
-
-// LabelBaselineProcess is the CPU table's name for the load test's own
-// process while the seed baseline serves inside it.
-const LabelBaselineProcess = LabelGenerator + " + seed baseline server"
 
 // runCompare runs the sustained ramp against the gateway, then against the
 // seed baseline served from this process over its own pool, each on its own
 // huge slot, and reports both knees.
-func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, error) {
+func runCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
 	leg := o
-	leg.Scenario, leg.OutDir = ScenarioSustained, filepath.Join(o.OutDir, "whole-path")
-	whole, err := runScenario(ctx, leg, pool, LabelGenerator)
+	leg.Scenario, leg.OutDir = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "whole-path")
+	whole, err := runScenario(ctx, leg, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
 	if err != nil {
 		return whole, fmt.Errorf("whole path: %w", err)
 	}
@@ -29,12 +26,12 @@ func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, er
 		return base, fmt.Errorf("seed baseline: %w", err)
 	}
 	_ = finish(base)
-	rep := &Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: whole.Started,
+	rep := &loadtest.Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: whole.Started,
 		Settings: settings(o), Dir: o.OutDir, Compare: compare(whole, base)}
 	rep.Compare.Ramp = fmt.Sprintf("from %.0f/s, +%.0f/s every %s, at most %s", o.Rate, o.RampStep, o.StepDuration, o.Duration)
 	for _, leg := range []struct {
 		name string
-		r    *Report
+		r    *loadtest.Report
 	}{{"whole path", whole}, {"seed baseline", base}} {
 		for _, c := range leg.r.Checks {
 			c.Name = leg.name + ": " + c.Name
@@ -44,7 +41,7 @@ func runCompare(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, er
 	return rep, finish(rep)
 }
 
-func runBaseline(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, error) {
+func runBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
 	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
 	if err != nil {
 		return nil, err
@@ -58,17 +55,17 @@ func runBaseline(ctx context.Context, o Options, pool *pgxpool.Pool) (*Report, e
 	}
 	defer func() { stop(); wait() }()
 	leg := o
-	leg.Scenario, leg.OutDir, leg.GatewayURL = ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
-	leg.Seed, leg.noGatewayMetrics = o.Seed+1, true // its own huge slot
-	return runScenario(ctx, leg, pool, LabelBaselineProcess)
+	leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
+	leg.Seed = o.Seed + 1 // its own huge slot
+	return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
 }
 
-func compare(whole, base *Report) *Comparison {
-	c := &Comparison{Whole: legOf("gateway "+whole.Gateway, whole), Baseline: legOf("seed baseline "+base.Gateway, base)}
+func compare(whole, base *loadtest.Report) *loadtest.Comparison {
+	c := &loadtest.Comparison{Whole: legOf("gateway "+whole.Gateway, whole), Baseline: legOf("seed baseline "+base.Gateway, base)}
 	if c.Baseline.Knee.Confirmed > 0 {
 		c.Ratio = c.Whole.Knee.Confirmed / c.Baseline.Knee.Confirmed
 	}
-	gen, proc := findLine(whole.CPU, LabelGenerator), findLine(base.CPU, LabelBaselineProcess)
+	gen, proc := findLine(whole.CPU, loadtest.LabelGenerator), findLine(base.CPU, loadtest.LabelBaselineProcess)
 	if gen != nil && proc != nil && c.Whole.Sent > 0 && base.CPU.Confirmed > 0 {
 		perSent := gen.Seconds / float64(c.Whole.Sent)
 		server := max(proc.Seconds-perSent*float64(c.Baseline.Sent), 0)
@@ -77,8 +74,8 @@ func compare(whole, base *Report) *Comparison {
 	return c
 }
 
-func legOf(target string, r *Report) CompareLeg {
-	l := CompareLeg{Target: target, CPU: r.CPU, Passed: r.Passed, Dir: r.Dir}
+func legOf(target string, r *loadtest.Report) loadtest.CompareLeg {
+	l := loadtest.CompareLeg{Target: target, CPU: r.CPU, Passed: r.Passed, Dir: r.Dir}
 	if r.Knee != nil {
 		l.Knee = *r.Knee
 	}
@@ -86,7 +83,7 @@ func legOf(target string, r *Report) CompareLeg {
 		l.Sent += a.Sent
 	}
 	if l.CPU == nil {
-		l.CPU = &CPUReport{}
+		l.CPU = &loadtest.CPUReport{}
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package loadtest
+package generate
 
 import (
 	"container/heap"

@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -11,55 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
+	"termin/loadtest/generate"
 	"termin/loadtest/proccpu"
 )
-
-// ProcessGroup names processes whose CPU the report charges together under
-// Label; Match holds process names (comm, argv[0]'s base name, or a process
-// title such as PostgreSQL's "postgres: walwriter") or pids.
-type ProcessGroup struct {
-	Label string
-	Match []string
-}
-
-// Labels of the CPU table.
-const (
-	LabelGenerator = "load generator"
-	LabelSystem    = "make run: gateway+booker+embedded NATS, one process"
-	LabelPostgres  = "PostgreSQL, every process of that name"
-	// LabelDatabaseServer is the PostgreSQL server that serves the run's
-	// database: its postmaster and every child of it, of any database.
-	LabelDatabaseServer = "PostgreSQL server of the run's database"
-)
-
-// DatabaseServer, as a match, stands for the PostgreSQL server that serves
-// the run's database: the parent of the backend the load test is connected
-// to, and that parent's children. It is found only when that server runs on
-// this machine (the backend's process title names the connection's port);
-// another cluster on the machine is left out.
-const DatabaseServer = "database-server"
-
-// DefaultProcesses finds the stack by process name: bin/gateway, bin/booker,
-// nats-server and the PostgreSQL server of the run's database (it must run
-// on this machine).
-func DefaultProcesses() []ProcessGroup {
-	return []ProcessGroup{
-		{Label: "gateway", Match: []string{"gateway"}},
-		{Label: "booker", Match: []string{"booker"}},
-		{Label: "nats-server", Match: []string{"nats-server"}},
-		{Label: LabelDatabaseServer, Match: []string{DatabaseServer}},
-	}
-}
-
-// RunProcesses are `make run`'s processes: its one process, the pid in its
-// .data/run.pid, which holds the gateway, the booker and the embedded
-// nats-server, and the PostgreSQL server of its database.
-func RunProcesses(pid int) []ProcessGroup {
-	return []ProcessGroup{
-		{Label: LabelSystem, Match: []string{strconv.Itoa(pid)}},
-		{Label: LabelDatabaseServer, Match: []string{DatabaseServer}},
-	}
-}
 
 // cpuMeter reads the groups' CPU before and after the load.
 type cpuMeter struct {
@@ -69,13 +24,13 @@ type cpuMeter struct {
 	err              error
 }
 
-func newCPUMeter(o Options, pool *pgxpool.Pool, generator string) *cpuMeter {
+func newCPUMeter(o loadtest.Options, pool *pgxpool.Pool, generator string) *cpuMeter {
 	m := &cpuMeter{groups: []proccpu.Group{{Label: generator, Match: []string{"self"}}}}
 	backends := []string{"postgres"}
 	server, found := "", false
 	for _, g := range o.Processes {
 		match := g.Match
-		if slices.Contains(match, DatabaseServer) {
+		if slices.Contains(match, loadtest.DatabaseServer) {
 			if !found {
 				found = true
 				if pid, err := DatabaseServerPID(context.Background(), pool); err == nil {
@@ -83,7 +38,7 @@ func newCPUMeter(o Options, pool *pgxpool.Pool, generator string) *cpuMeter {
 					backends = []string{server}
 				}
 			}
-			match = slices.DeleteFunc(slices.Clone(match), func(s string) bool { return s == DatabaseServer })
+			match = slices.DeleteFunc(slices.Clone(match), func(s string) bool { return s == loadtest.DatabaseServer })
 			if server != "" {
 				match = append(match, server)
 			}
@@ -112,8 +67,8 @@ func (m *cpuMeter) read() (groups, db proccpu.Sample) {
 }
 
 // report charges the window between the readings to the confirmed bookings.
-func (m *cpuMeter) report(confirmed int) *CPUReport {
-	r := &CPUReport{Confirmed: confirmed}
+func (m *cpuMeter) report(confirmed int) *loadtest.CPUReport {
+	r := &loadtest.CPUReport{Confirmed: confirmed}
 	if m.err != nil {
 		r.Error = m.err.Error()
 		return r
@@ -129,18 +84,18 @@ func (m *cpuMeter) report(confirmed int) *CPUReport {
 	r.TotalUSPerBooking = perBooking(r.TotalSeconds, confirmed)
 	if pg := postgresLine(r); pg != nil && pg.Found {
 		in := measureLine(r, m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
-		rest := CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
+		rest := loadtest.CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
 			Seconds: max(pg.Seconds-in.Seconds, 0)}
 		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), perBooking(rest.Seconds, confirmed)
-		r.PostgresBackends = []CPULine{in, rest}
+		r.PostgresBackends = []loadtest.CPULine{in, rest}
 		r.OwnDatabaseUSPerBooking = perBooking(r.TotalSeconds-rest.Seconds, confirmed)
 	}
 	return r
 }
 
-func measureLine(r *CPUReport, label string, before, after proccpu.Sample, window time.Duration) CPULine {
+func measureLine(r *loadtest.CPUReport, label string, before, after proccpu.Sample, window time.Duration) loadtest.CPULine {
 	cpu, found := proccpu.Delta(before, after, label)
-	l := CPULine{Process: label, Found: found, PIDs: after.Groups[label].PIDs, Seconds: cpu.Seconds()}
+	l := loadtest.CPULine{Process: label, Found: found, PIDs: after.Groups[label].PIDs, Seconds: cpu.Seconds()}
 	if window > 0 {
 		l.Cores = l.Seconds / window.Seconds()
 	}
@@ -149,14 +104,14 @@ func measureLine(r *CPUReport, label string, before, after proccpu.Sample, windo
 }
 
 // postgres is the line of the PostgreSQL processes, by server or by name.
-func postgresLine(r *CPUReport) *CPULine {
-	if l := findLine(r, LabelDatabaseServer); l != nil {
+func postgresLine(r *loadtest.CPUReport) *loadtest.CPULine {
+	if l := findLine(r, loadtest.LabelDatabaseServer); l != nil {
 		return l
 	}
-	return findLine(r, LabelPostgres)
+	return findLine(r, loadtest.LabelPostgres)
 }
 
-func findLine(r *CPUReport, label string) *CPULine {
+func findLine(r *loadtest.CPUReport, label string) *loadtest.CPULine {
 	for i := range r.Processes {
 		if r.Processes[i].Process == label {
 			return &r.Processes[i]
@@ -166,14 +121,14 @@ func findLine(r *CPUReport, label string) *CPULine {
 }
 
 // crossCheck adds each endpoint's process_cpu_seconds_total over the window.
-func crossCheck(r *CPUReport, before, after map[string]sample) {
+func crossCheck(r *loadtest.CPUReport, before, after map[string]generate.Sample) {
 	for _, src := range []string{"gateway", "booker"} {
 		b, okB := before[src]["process_cpu_seconds_total"]
 		a, okA := after[src]["process_cpu_seconds_total"]
 		if !okB || !okA {
 			continue
 		}
-		l := CPULine{Process: src + " /metrics process_cpu_seconds_total", Found: true, Seconds: a - b}
+		l := loadtest.CPULine{Process: src + " /metrics process_cpu_seconds_total", Found: true, Seconds: a - b}
 		if r.WindowSeconds > 0 {
 			l.Cores = l.Seconds / r.WindowSeconds
 		}
@@ -191,8 +146,8 @@ func perBooking(seconds float64, bookings int) float64 {
 
 // confirmedBookings counts the appointments of the run's doctors created
 // since the given time: the bookings the database confirmed during the run.
-func confirmedBookings(ctx context.Context, pool *pgxpool.Pool, id ids, since time.Time) (int, error) {
-	lo, hi := id.doctors()
+func confirmedBookings(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, since time.Time) (int, error) {
+	lo, hi := id.Doctors()
 	var n int
 	err := pool.QueryRow(ctx, `SELECT count(*) FROM appointment a JOIN time_slot s ON s.id = a.slot_id
         WHERE s.doctor_id BETWEEN $1 AND $2 AND a.created_at >= $3`, lo, hi, since).Scan(&n)

@@ -1,4 +1,4 @@
-package loadtest
+package generate
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"termin/loadtest"
 	"termin/loadtest/checks"
 )
 
@@ -34,11 +35,11 @@ type patientState struct {
 	notBefore time.Time // told to wait by a 429
 }
 
-// ledger is the clients' memory: every click and what each one was told.
+// Ledger is the clients' memory: every click and what each one was told.
 // The invariant checks compare it with the database afterwards.
-type ledger struct {
+type Ledger struct {
 	mu        sync.Mutex
-	ids       ids
+	ids       loadtest.IDs
 	clicks    []*click
 	patients  map[int64]*patientState
 	undecided int
@@ -46,20 +47,20 @@ type ledger struct {
 	conflicts []string // answers that contradict an earlier answer for the same key
 }
 
-func newLedger(id ids) *ledger {
-	return &ledger{ids: id, patients: map[int64]*patientState{}}
+func newLedger(id loadtest.IDs) *Ledger {
+	return &Ledger{ids: id, patients: map[int64]*patientState{}}
 }
 
 // addLocked records a new click, due at the given time; l.mu is held.
-func (l *ledger) addLocked(patient, slot int64, at time.Time, second bool) *click {
+func (l *Ledger) addLocked(patient, slot int64, at time.Time, second bool) *click {
 	c := &click{id: len(l.clicks), patient: patient, slot: slot, second: second, scheduled: at, due: at}
-	c.key = l.ids.key(c.id)
+	c.key = l.ids.Key(c.id)
 	l.clicks = append(l.clicks, c)
 	l.undecided++
 	return c
 }
 
-func (l *ledger) patient(id int64) *patientState {
+func (l *Ledger) patient(id int64) *patientState {
 	p := l.patients[id]
 	if p == nil {
 		p = &patientState{}
@@ -68,22 +69,33 @@ func (l *ledger) patient(id int64) *patientState {
 	return p
 }
 
+// Clicks is the number of clicks so far; l's lock is held (a workload's
+// Click is called with it).
+func (l *Ledger) Clicks() int { return len(l.clicks) }
+
+// MayClick reports whether the patient may click now: it neither holds a
+// place nor was told by a 429 to wait. l's lock is held.
+func (l *Ledger) MayClick(patient int64, now time.Time) bool {
+	p := l.patients[patient]
+	return p == nil || (!p.booked && !now.Before(p.notBefore))
+}
+
 // pending is the number of clicks without a final answer yet.
-func (l *ledger) pending() int {
+func (l *Ledger) pending() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.undecided
 }
 
 // counts are the clicks sent, told booked, and still undecided.
-func (l *ledger) counts() (clicks, told, pending int) {
+func (l *Ledger) counts() (clicks, told, pending int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.clicks), l.told, l.undecided
 }
 
 // snapshot copies the clicks for the checks and the report.
-func (l *ledger) snapshot() []click {
+func (l *Ledger) snapshot() []click {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := make([]click, len(l.clicks))
@@ -119,7 +131,7 @@ func readAnswer(res *vegeta.Result) answer {
 
 // settle applies an answer to its click. It returns when to send the same
 // request again, if the click is not decided yet.
-func (l *ledger) settle(c *click, a answer) (again time.Time, repeat bool) {
+func (l *Ledger) settle(c *click, a answer) (again time.Time, repeat bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
@@ -154,6 +166,3 @@ func (c *click) told() checks.Click {
 
 // outcome names a final answer for the report: "201", "409 SLOT_FULL", ...
 func (c *click) outcome() string { return c.told().Outcome() }
-
-// final reports whether the click got a decision the contract calls final.
-func (c *click) final() bool { return c.told().Final() }

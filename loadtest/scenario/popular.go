@@ -1,4 +1,4 @@
-package loadtest
+package scenario
 
 import (
 	"context"
@@ -6,37 +6,18 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
 )
-
-// Opening is the opening scenario's popular doctor as seeded, before the
-// first click: enough for a person or a test to book one of its slots
-// through the patient page while the burst runs.
-type Opening struct {
-	Doctor int64
-	// Name is the doctor's name on record, as the page lists it.
-	Name  string
-	Slots []OpeningSlot
-	// OpensAt is when the slots open and the clicks begin; zero when they
-	// were open at once.
-	OpensAt time.Time
-}
-
-// OpeningSlot is one of the popular doctor's slots.
-type OpeningSlot struct {
-	ID       int64
-	Start    time.Time
-	Capacity int
-}
 
 // announce gives the popular doctor a name on record, so that the patient
 // page lists it beside the real ones (a doctor without a row is bookable
 // but not listed), then says where and when the burst will be: on the
 // progress output for a person at the page, and to OnOpening for a test.
-func announce(ctx context.Context, pool *pgxpool.Pool, o Options, id ids, slots []slot, opensAt time.Time) error {
-	op := Opening{Doctor: id.doctor(0), Name: fmt.Sprintf("Dr. Lasttest %d", id.run), OpensAt: opensAt}
+func announce(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options, id loadtest.IDs, slots []slot, opensAt time.Time) error {
+	op := loadtest.Opening{Doctor: id.Doctor(0), Name: fmt.Sprintf("Dr. Lasttest %d", id.Run), OpensAt: opensAt}
 	for _, s := range slots {
 		if s.Doctor == op.Doctor {
-			op.Slots = append(op.Slots, OpeningSlot{ID: s.ID, Start: s.Start, Capacity: s.Capacity})
+			op.Slots = append(op.Slots, loadtest.OpeningSlot{ID: s.ID, Start: s.Start, Capacity: s.Capacity})
 		}
 	}
 	specialty := "Lasttest (make loadtest)"

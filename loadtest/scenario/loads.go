@@ -1,9 +1,12 @@
-package loadtest
+package scenario
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"termin/loadtest"
+	"termin/loadtest/generate"
 )
 
 // searchPatients bounds how many patients a new click passes over before it
@@ -15,61 +18,61 @@ const searchPatients = 64
 // limit), each on a random slot of the doctor, while other doctors' slot
 // lists are read.
 type opening struct {
-	id     ids
+	id     loadtest.IDs
 	n      int
 	cursor int
 	slots  []int64
 	reads  []string
 }
 
-func (w *opening) click(rng *rand.Rand, l *ledger, now time.Time) (patient, slot int64) {
+func (w *opening) Click(rng *rand.Rand, l *generate.Ledger, now time.Time) (patient, slot int64) {
 	return w.nextPatient(l, now), w.slots[rng.IntN(len(w.slots))]
 }
 
 // nextPatient takes patients in turn, passing over those who already hold a
 // place or were told by a 429 to wait, as real ones would.
-func (w *opening) nextPatient(l *ledger, now time.Time) int64 {
+func (w *opening) nextPatient(l *generate.Ledger, now time.Time) int64 {
 	var id int64
 	for range searchPatients {
-		id = w.id.patient(w.cursor)
+		id = w.id.Patient(w.cursor)
 		w.cursor = (w.cursor + 1) % w.n
-		if p := l.patients[id]; p == nil || (!p.booked && !now.Before(p.notBefore)) {
+		if l.MayClick(id, now) {
 			return id
 		}
 	}
 	return id
 }
 
-func (w *opening) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+func (w *opening) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
 // sustained sends every click from a new patient to one huge slot, so that
 // nothing but the system's throughput limits the confirmed bookings.
 type sustained struct {
-	id    ids
+	id    loadtest.IDs
 	slot  int64
 	reads []string
 }
 
-func (w *sustained) click(_ *rand.Rand, l *ledger, _ time.Time) (patient, slot int64) {
-	return w.id.patient(len(l.clicks)), w.slot
+func (w *sustained) Click(_ *rand.Rand, l *generate.Ledger, _ time.Time) (patient, slot int64) {
+	return w.id.Patient(l.Clicks()), w.slot
 }
 
-func (w *sustained) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+func (w *sustained) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
 // day spreads clicks over a whole clinic's fortnight, from a pool of
 // patients choosing at random, with reads of random doctors' days.
 type day struct {
-	id    ids
+	id    loadtest.IDs
 	n     int
 	slots []int64
 	reads []string
 }
 
-func (w *day) click(rng *rand.Rand, _ *ledger, _ time.Time) (patient, slot int64) {
-	return w.id.patient(rng.IntN(w.n)), w.slots[rng.IntN(len(w.slots))]
+func (w *day) Click(rng *rand.Rand, _ *generate.Ledger, _ time.Time) (patient, slot int64) {
+	return w.id.Patient(rng.IntN(w.n)), w.slots[rng.IntN(len(w.slots))]
 }
 
-func (w *day) read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+func (w *day) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
 // readPaths lists the slot-list reads of the given slots' doctors and days.
 func readPaths(slots []slot, zone *time.Location) []string {

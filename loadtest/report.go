@@ -1,0 +1,37 @@
+package loadtest
+
+import (
+	"errors"
+
+	"termin/loadtest/checks"
+	"termin/loadtest/report"
+)
+
+// ErrInvariant is returned by a run when the load broke an invariant; the
+// report says which.
+var ErrInvariant = errors.New("an invariant check failed")
+
+// Check is one invariant and whether the run kept it (see package checks).
+type Check = checks.Check
+
+// The report's data is package report's; these names keep the load test's
+// API (a run returns a *Report) as it was.
+type (
+	Report      = report.Report
+	Settings    = report.Settings
+	Seeded      = report.Seeded
+	AttackLine  = report.AttackLine
+	LatencyLine = report.LatencyLine
+	BucketLine  = report.BucketLine
+	SecondLine  = report.SecondLine
+	CPUReport   = report.CPUReport
+	CPULine     = report.CPULine
+	Morning     = report.Morning
+	MorningLine = report.MorningLine
+	BacklogLine = report.BacklogLine
+	Comparison  = report.Comparison
+	CompareLeg  = report.CompareLeg
+	Knee        = report.Knee
+	Step        = report.Step
+	MetricDelta = report.MetricDelta
+)
