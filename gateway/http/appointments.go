@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"termin/gateway/http/auth"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -33,7 +34,7 @@ const cancelRetryAfter = 1
 
 // book is POST /api/appointments: check the key and the body, check that the
 // caller may book for the patient, and answer with the queue's result.
-func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	key, err := idempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
 	if err != nil {
 		s.fail(ctx, err)
@@ -44,7 +45,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
 		s.fail(ctx, err)
 		return
 	}
-	if err := authorize(who, req.PatientID); err != nil {
+	if err := auth.Authorize(who, req.PatientID); err != nil {
 		s.fail(ctx, err)
 		return
 	}
@@ -85,7 +86,7 @@ func retryAfterSeconds(d time.Duration) int {
 }
 
 // getAppointment is GET /api/appointments/{id}.
-func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	a, ok := s.loadAppointment(ctx, who, param)
 	if !ok {
 		return
@@ -99,7 +100,7 @@ func (s *Server) getAppointment(ctx *fasthttp.RequestCtx, who principal, param [
 // the practice's cutoff, and then nothing changes.
 // An appointment the read side already shows cancelled is answered without
 // a round trip through the queue, since cancellation never reverts.
-func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) cancel(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	a, ok := s.loadAppointment(ctx, who, param)
 	if !ok {
 		return
@@ -131,7 +132,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who principal, param []byte) {
 // appointment, once confirmed now or before; 409 HOLD_EXPIRED when the hold
 // has ended. An appointment the read side shows booked is answered without a
 // round trip through the queue; the booker decides everything else.
-func (s *Server) confirm(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) confirm(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	a, ok := s.loadAppointment(ctx, who, param)
 	if !ok {
 		return
@@ -159,7 +160,7 @@ func (s *Server) confirm(ctx *fasthttp.RequestCtx, who principal, param []byte) 
 // Another patient's appointment is APPOINTMENT_NOT_FOUND, as in the contract.
 // An id that is not a positive integer is a 400 INVALID_REQUEST that says so
 // rather than a 404: no appointment could ever have such an id.
-func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param []byte) (gateway.Appointment, bool) {
+func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) (gateway.Appointment, bool) {
 	id, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("appointment id must be a positive integer"))
@@ -168,7 +169,7 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who principal, param 
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
-	if err == nil && !who.mayActFor(a.PatientID) {
+	if err == nil && !who.MayActFor(a.PatientID) {
 		// Exactly the answer of a missing id, so that ids cannot be probed.
 		err = gateway.ErrAppointmentNotFound
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -24,7 +25,7 @@ var errDoctorsNotAdmin = shared.NewError(shared.CodeForbidden, "changing a docto
 
 // listDoctors is GET /api/doctors: every doctor with a name on record, by
 // id (at most maxDoctors). Any valid token may read it.
-func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	list, err := s.reads.Doctors(c, maxDoctors)
@@ -41,8 +42,8 @@ func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 
 // putDoctor is PUT /api/doctors/{doctorId} (admin) with {"name","specialty"}:
 // a booker stores them and the answer is the doctor as stored.
-func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who principal, param []byte) {
-	if !who.admin {
+func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
+	if !who.Admin {
 		s.fail(ctx, errDoctorsNotAdmin)
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -20,19 +21,19 @@ const maxListed = 100
 // listAppointments is GET /api/appointments: the caller's own appointments,
 // those not started first (soonest first), then the past ones. A patient
 // token lists its own; an admin names the patient with ?patientId=.
-func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
-	patient := who.patientID
-	if patient == 0 && !who.admin {
-		s.fail(ctx, errNotPatient) // a doctor or staff reads a day, not a patient's list
+func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
+	patient := who.PatientID
+	if patient == 0 && !who.Admin {
+		s.fail(ctx, auth.ErrNotPatient) // a doctor or staff reads a day, not a patient's list
 		return
 	}
-	if raw := ctx.QueryArgs().Peek("patientId"); len(raw) > 0 || who.admin {
+	if raw := ctx.QueryArgs().Peek("patientId"); len(raw) > 0 || who.Admin {
 		id, ok := parseID(raw)
 		if !ok {
 			s.fail(ctx, invalid("an admin lists a patient's appointments with ?patientId=<positive integer>"))
 			return
 		}
-		if err := authorize(who, id); err != nil {
+		if err := auth.Authorize(who, id); err != nil {
 			s.fail(ctx, err)
 			return
 		}
@@ -41,7 +42,7 @@ func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []b
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	list, err := s.reads.PatientAppointments(c, patient, maxListed)
-	if err == nil && patient != who.patientID {
+	if err == nil && patient != who.PatientID {
 		err = s.patients.logRead(c, who, []int64{patient}, "the patient's appointments", 0, "")
 	}
 	if err != nil {
@@ -61,7 +62,7 @@ func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who principal, _ []b
 // one transaction; 202 while it waits in the queue (repeat with the same
 // key); the booking's 404/409/422 codes when the new slot cannot take it,
 // and then the appointment stays where it was.
-func (s *Server) reschedule(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) reschedule(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	key, err := idempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
 	if err != nil {
 		s.fail(ctx, err)

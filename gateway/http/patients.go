@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"termin/gateway/http/auth"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -28,12 +29,12 @@ type patientAPI struct {
 }
 
 // onPatients turns a patientAPI method into a route's handler.
-func onPatients(f func(*patientAPI, *fasthttp.RequestCtx, principal)) handlerFunc {
-	return func(s *Server, ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func onPatients(f func(*patientAPI, *fasthttp.RequestCtx, auth.Principal)) handlerFunc {
+	return func(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 		p := s.patients
 		switch {
-		case !who.isPatient():
-			s.fail(ctx, errNotPatient)
+		case !who.IsPatient():
+			s.fail(ctx, auth.ErrNotPatient)
 		case p.writes == nil || p.reads == nil:
 			s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
 		default:
@@ -44,16 +45,16 @@ func onPatients(f func(*patientAPI, *fasthttp.RequestCtx, principal)) handlerFun
 
 // getProfile is GET /api/patients/me: the caller's contact details, or the
 // empty profile (German, no consent) of a patient who has none yet.
-func (p *patientAPI) getProfile(ctx *fasthttp.RequestCtx, who principal) {
+func (p *patientAPI) getProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	prof, ok, err := p.reads.Profile(c, who.patientID)
+	prof, ok, err := p.reads.Profile(c, who.PatientID)
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
 	}
 	if !ok {
-		prof = shared.Profile{PatientID: who.patientID, Language: "de"}
+		prof = shared.Profile{PatientID: who.PatientID, Language: "de"}
 	}
 	writeJSON(ctx, fasthttp.StatusOK, prof)
 }
@@ -75,13 +76,13 @@ type profileInput struct {
 
 // putProfile is PUT /api/patients/me: the caller's contact details and
 // consent per channel, checked here and stored by a booker.
-func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who principal) {
+func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	in, err := parseProfile(ctx.PostBody())
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
 	}
-	prof := shared.Profile{PatientID: who.patientID, Name: in.Name, Email: in.Email, Phone: in.Phone,
+	prof := shared.Profile{PatientID: who.PatientID, Name: in.Name, Email: in.Email, Phone: in.Phone,
 		Language: in.Language, Insurance: in.Insurance, Consent: in.Consent}
 	if prof.Language == "" {
 		prof.Language = "de"
@@ -120,10 +121,10 @@ func parseProfile(body []byte) (profileInput, error) {
 // cancelled through the queue (their places freed once, the gateways told),
 // then a booker erases the personal data, cancelling any booking that got in
 // meanwhile. 204 once done.
-func (p *patientAPI) erase(ctx *fasthttp.RequestCtx, who principal) {
+func (p *patientAPI) erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	c, cancel := context.WithTimeout(context.Background(), 2*callTimeout)
 	defer cancel()
-	list, err := p.s.reads.PatientAppointments(c, who.patientID, maxListed)
+	list, err := p.s.reads.PatientAppointments(c, who.PatientID, maxListed)
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
@@ -135,7 +136,7 @@ func (p *patientAPI) erase(ctx *fasthttp.RequestCtx, who principal) {
 			_, _ = p.s.bookings.RequestCancellation(c, a)
 		}
 	}
-	if _, err := p.writes.Erase(c, who.patientID); err != nil {
+	if _, err := p.writes.Erase(c, who.PatientID); err != nil {
 		p.s.fail(ctx, err)
 		return
 	}
@@ -164,10 +165,10 @@ func toAccessJSON(list []gateway.AccessEntry) []accessEntryJSON {
 
 // accessLog is GET /api/patients/me/access-log: who read the caller's
 // appointments, when and why, latest first.
-func (p *patientAPI) accessLog(ctx *fasthttp.RequestCtx, who principal) {
+func (p *patientAPI) accessLog(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	list, err := p.reads.AccessLog(c, who.patientID)
+	list, err := p.reads.AccessLog(c, who.PatientID)
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
@@ -193,10 +194,10 @@ type messageJSON struct {
 
 // export is GET /api/patients/me/export: the caller's data as one JSON
 // document (GDPR art. 15 and 20), served as a download.
-func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who principal) {
+func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	x, err := p.reads.Export(c, who.patientID)
+	x, err := p.reads.Export(c, who.PatientID)
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
@@ -220,14 +221,14 @@ func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who principal) {
 // staff member or admin before the read is answered; with authentication
 // disabled nobody is identified and nothing is recorded. A read whose record
 // cannot be written is not answered (UNAVAILABLE).
-func (p *patientAPI) logRead(c context.Context, who principal, patients []int64, reason string, doctorID int64, day string) error {
-	if who.role == "" || who.role == rolePatient || len(patients) == 0 {
+func (p *patientAPI) logRead(c context.Context, who auth.Principal, patients []int64, reason string, doctorID int64, day string) error {
+	if who.Role == "" || who.Role == auth.RolePatient || len(patients) == 0 {
 		return nil
 	}
 	if p.writes == nil {
 		return fmt.Errorf("%w: the access log cannot be written", gateway.ErrUnavailable)
 	}
-	role, id := who.reader()
+	role, id := who.Reader()
 	return p.writes.RecordAccess(c, shared.AccessRecord{PatientIDs: patients, ReaderRole: role, ReaderID: id,
 		Reason: reason, DoctorID: doctorID, Date: day})
 }

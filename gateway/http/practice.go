@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"termin/gateway/http/auth"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -32,8 +33,8 @@ type practiceAPI struct {
 
 // onPractice turns a practiceAPI method into a route's handler; the doctor
 // of the path must be in the token's scope.
-func onPractice(f func(*practiceAPI, context.Context, *fasthttp.RequestCtx, principal, int64)) handlerFunc {
-	return func(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func onPractice(f func(*practiceAPI, context.Context, *fasthttp.RequestCtx, auth.Principal, int64)) handlerFunc {
+	return func(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 		p := s.practice
 		if p.writes == nil || p.reads == nil {
 			s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
@@ -46,7 +47,7 @@ func onPractice(f func(*practiceAPI, context.Context, *fasthttp.RequestCtx, prin
 		}
 		c, cancel := context.WithTimeout(context.Background(), 2*callTimeout)
 		defer cancel()
-		if err := inScope(c, p.reads, who, doctorID); err != nil {
+		if err := auth.InScope(c, p.reads, who, doctorID); err != nil {
 			s.fail(ctx, err)
 			return
 		}
@@ -75,7 +76,7 @@ type dayAppointmentJSON struct {
 // doctor's slots and active appointments of the day with the patients'
 // names. The read is recorded in the access log first, one row per patient
 // shown, with the reason given (or the practice's day).
-func (p *practiceAPI) day(c context.Context, ctx *fasthttp.RequestCtx, who principal, doctorID int64) {
+func (p *practiceAPI) day(c context.Context, ctx *fasthttp.RequestCtx, who auth.Principal, doctorID int64) {
 	date := string(ctx.QueryArgs().Peek("date"))
 	day, err := shared.ParseDate(date)
 	if err != nil {
@@ -129,7 +130,7 @@ func toDayJSON(doctorID int64, day shared.Date, slots []gateway.DaySlot, appts [
 // Idempotency-Key and {"slotId":…,"patientId":…}: the practice books for a
 // patient on the phone. It goes the way of the patient's own booking, so
 // the patient's limits (rate, caps, overlaps) apply.
-func (p *practiceAPI) bookForCaller(c context.Context, ctx *fasthttp.RequestCtx, who principal, doctorID int64) {
+func (p *practiceAPI) bookForCaller(c context.Context, ctx *fasthttp.RequestCtx, who auth.Principal, doctorID int64) {
 	key, err := idempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
 	if err != nil {
 		p.s.fail(ctx, err)
@@ -151,7 +152,7 @@ func (p *practiceAPI) bookForCaller(c context.Context, ctx *fasthttp.RequestCtx,
 		}
 	}
 	req.IdempotencyKey = key
-	c = p.s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID, "by", who.role)
+	c = p.s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID, "by", who.Role)
 	res, err := p.s.bookings.RequestBooking(c, req)
 	if err != nil {
 		p.s.fail(ctx, err)
@@ -182,7 +183,7 @@ func parseBlock(body []byte, doctorID int64, op string) (shared.PracticeRequest,
 // them are cancelled through the queue, which tells them. 200 with the
 // blocked slots, the cancelled appointments and those the queue has yet to
 // cancel.
-func (p *practiceAPI) block(c context.Context, ctx *fasthttp.RequestCtx, _ principal, doctorID int64) {
+func (p *practiceAPI) block(c context.Context, ctx *fasthttp.RequestCtx, _ auth.Principal, doctorID int64) {
 	req, err := parseBlock(ctx.PostBody(), doctorID, shared.PracticeBlock)
 	if err == nil {
 		var res shared.PracticeResult
@@ -221,7 +222,7 @@ func nonNil(ids []int64) []int64 {
 // unblock is POST /api/doctors/{doctorId}/unblock: the blocked slot or the
 // day's blocked slots take bookings again, and their free places are
 // offered to the doctor's waitlist first. 200 with the slots and the offers made.
-func (p *practiceAPI) unblock(c context.Context, ctx *fasthttp.RequestCtx, _ principal, doctorID int64) {
+func (p *practiceAPI) unblock(c context.Context, ctx *fasthttp.RequestCtx, _ auth.Principal, doctorID int64) {
 	req, err := parseBlock(ctx.PostBody(), doctorID, shared.PracticeUnblock)
 	if err == nil {
 		var res shared.PracticeResult
@@ -236,7 +237,7 @@ func (p *practiceAPI) unblock(c context.Context, ctx *fasthttp.RequestCtx, _ pri
 // attendance is POST /api/appointments/{id}/attendance with
 // {"attendance":"ATTENDED"|"NO_SHOW"}: the practice marks whether the
 // patient came, once the appointment has started.
-func attendance(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func attendance(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	p := s.practice
 	id, ok := parseID(param)
 	var in struct {
@@ -257,7 +258,7 @@ func attendance(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte
 	defer cancel()
 	a, err := s.reads.Appointment(c, id)
 	if err == nil {
-		err = inScope(c, p.reads, who, a.DoctorID)
+		err = auth.InScope(c, p.reads, who, a.DoctorID)
 	}
 	if err == nil {
 		_, err = p.writes.Practice(c, shared.PracticeRequest{Op: shared.PracticeAttendance, AppointmentID: id, Attendance: in.Attendance})

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"fmt"
+	"termin/gateway/http/auth"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -20,7 +21,7 @@ const notReadyDetail = "not ready: PostgreSQL or NATS does not answer; the cause
 
 // listSlots is GET /api/doctors/{doctorId}/slots?date=YYYY-MM-DD. Any valid
 // token may list slots: they name no patient.
-func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) {
+func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ auth.Principal, param []byte) {
 	doctorID, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("doctorId must be a positive integer"))
@@ -73,7 +74,7 @@ func knownDoctor(ctx context.Context, doctors gateway.KnownDoctors, doctorID int
 }
 
 // healthz is GET /healthz: 200 while the process can answer at all.
-func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.SetBodyString("ok")
 }
@@ -81,7 +82,7 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 // readyz is GET /readyz: 200 while PostgreSQL and NATS answer, else a 503.
 // Why is logged, not answered: the cause names users, hosts and databases,
 // and a probe is reachable by anyone who reaches the port.
-func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	if err := s.ready(c); err != nil {
@@ -94,6 +95,6 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 }
 
 // serveMetrics is GET /metrics: the registry in Prometheus text format.
-func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	s.scrape(ctx)
 }

@@ -3,6 +3,7 @@ package http
 import (
 	"bytes"
 	"fmt"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -43,7 +44,7 @@ const (
 
 // handlerFunc answers one method of one route. who is the caller, param the
 // path's one variable segment (doctorId or appointment id), if any.
-type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte)
+type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte)
 
 // route describes a pattern: its metric label, its Allow header, whether it
 // needs a token, the largest body it takes, and its handler per method (nil = 405).
@@ -199,10 +200,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 		s.fail(ctx, bodyTooLarge(limit))
 		return
 	}
-	who := principal{admin: true}
+	who := auth.Principal{Admin: true}
 	if rt.api {
 		var err error
-		if who, err = s.auth.authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
+		if who, err = s.tokens.Authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
 			s.fail(ctx, err)
 			return
 		}

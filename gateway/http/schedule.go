@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -26,13 +27,13 @@ var errNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor's sch
 // plan, validated here so that a mistake is a 400 that names it, then applied
 // by a booker, which answers what it created, kept, withdrew and could not
 // withdraw.
-func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	doctorID, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("doctorId must be a positive integer"))
 		return
 	}
-	if !who.admin && (who.role != roleDoctor || who.doctorID != doctorID) {
+	if !who.Admin && (who.Role != auth.RoleDoctor || who.DoctorID != doctorID) {
 		s.fail(ctx, errNotAdmin)
 		return
 	}

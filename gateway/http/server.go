@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"termin/gateway/http/auth"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -79,7 +80,7 @@ type Server struct {
 	doctors  gateway.DoctorWriter
 	known    gateway.KnownDoctors
 	ready    func(ctx context.Context) error
-	auth     *authenticator
+	tokens   *auth.Authenticator
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
@@ -105,7 +106,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Ready == nil {
 		cfg.Ready = func(context.Context) error { return nil }
 	}
-	auth, err := newAuthenticator(cfg.Auth)
+	tokens, err := auth.New(cfg.Auth)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func NewServer(cfg Config) (*Server, error) {
 		doctors:  cfg.Doctors,
 		known:    cfg.KnownDoctors,
 		ready:    cfg.Ready,
-		auth:     auth,
+		tokens:   tokens,
 		log:      cfg.Logger,
 		metrics:  m,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
@@ -230,3 +231,17 @@ type fasthttpLogger struct{ log *slog.Logger }
 func (l fasthttpLogger) Printf(format string, _ ...any) {
 	l.log.Warn("http: fasthttp", "msg", format)
 }
+
+// AuthConfig says how bearer tokens are checked (see auth.Config).
+type AuthConfig = auth.Config
+
+// The bounds of the token checks and the refusal of a missing secret, named
+// here too so that a caller configures the server from one package.
+const (
+	MinSecretLen       = auth.MinSecretLen
+	DefaultMaxLifetime = auth.DefaultMaxLifetime
+)
+
+// ErrNoSecret is NewServer's answer to a configuration that neither has a
+// usable secret nor disables authentication explicitly.
+var ErrNoSecret = auth.ErrNoSecret

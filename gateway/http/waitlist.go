@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -25,7 +26,7 @@ type waitlistBody struct {
 
 // joinWaitlist is POST /api/waitlist: 201 {"id"} of the caller's place in the
 // line of the doctor's day; joining the same day again gives the same id.
-func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	var b waitlistBody
 	if err := json.Unmarshal(ctx.PostBody(), &b); err != nil || !bytes.HasPrefix(bytes.TrimSpace(ctx.PostBody()), []byte("{")) {
 		s.fail(ctx, invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
@@ -54,7 +55,7 @@ func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte)
 }
 
 // listWaitlist is GET /api/waitlist: the caller's entries, newest first.
-func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
 	if err != nil {
 		s.fail(ctx, err)
@@ -73,7 +74,7 @@ func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte)
 }
 
 // leaveWaitlist is DELETE /api/waitlist/{id}: 204, also when it had ended.
-func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []byte) {
+func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	id, ok := parseID(param)
 	if !ok {
 		s.fail(ctx, invalid("the waitlist entry id must be a positive integer"))
@@ -91,13 +92,13 @@ func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []
 
 // waitlistPatient is the patient a waitlist call is for: the token's, or the
 // one named (raw) by an admin. A patient naming another is FORBIDDEN.
-func waitlistPatient(who principal, raw []byte) (int64, error) {
+func waitlistPatient(who auth.Principal, raw []byte) (int64, error) {
 	if len(raw) == 0 {
 		switch {
-		case who.patientID > 0:
-			return who.patientID, nil
-		case !who.admin:
-			return 0, errNotPatient // a doctor's or staff token has no waitlist
+		case who.PatientID > 0:
+			return who.PatientID, nil
+		case !who.Admin:
+			return 0, auth.ErrNotPatient // a doctor's or staff token has no waitlist
 		}
 		return 0, invalid("patientId is required with an admin token")
 	}
@@ -105,7 +106,7 @@ func waitlistPatient(who principal, raw []byte) (int64, error) {
 	if !ok {
 		return 0, invalid("patientId must be a positive integer")
 	}
-	if !who.mayActFor(patient) {
+	if !who.MayActFor(patient) {
 		return 0, gateway.ErrForbidden
 	}
 	return patient, nil
