@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -56,7 +57,7 @@ func (p *patientAPI) getProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	if !ok {
 		prof = shared.Profile{PatientID: who.PatientID, Language: "de"}
 	}
-	writeJSON(ctx, fasthttp.StatusOK, prof)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, prof)
 }
 
 // profileInput is the body of PUT /api/patients/me. The fields the answer
@@ -98,21 +99,21 @@ func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		p.s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, stored)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, stored)
 }
 
 func parseProfile(body []byte) (profileInput, error) {
 	var in profileInput
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return in, invalid(`the body must be a JSON object like {"name":"Anna","email":"anna@example.org","language":"de","consent":{"email":true,"sms":false}}`)
+		return in, wire.Invalid(`the body must be a JSON object like {"name":"Anna","email":"anna@example.org","language":"de","consent":{"email":true,"sms":false}}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, invalid("the body is not a valid profile: " + err.Error())
+		return in, wire.Invalid("the body is not a valid profile: " + err.Error())
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return in, invalid("the body has data after the profile")
+		return in, wire.Invalid("the body has data after the profile")
 	}
 	return in, nil
 }
@@ -173,13 +174,13 @@ func (p *patientAPI) accessLog(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		p.s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"entries": toAccessJSON(list)})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"entries": toAccessJSON(list)})
 }
 
 // exportJSON is everything held about the caller.
 type exportJSON struct {
 	Profile      *shared.Profile        `json:"profile"`
-	Appointments []appointmentJSON      `json:"appointments"`
+	Appointments []wire.AppointmentJSON `json:"appointments"`
 	Waitlist     []shared.WaitlistEntry `json:"waitlist"`
 	Messages     []messageJSON          `json:"messages"`
 	AccessLog    []accessEntryJSON      `json:"accessLog"`
@@ -202,19 +203,19 @@ func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		p.s.fail(ctx, err)
 		return
 	}
-	out := exportJSON{Profile: x.Profile, Appointments: make([]appointmentJSON, 0, len(x.Appointments)),
+	out := exportJSON{Profile: x.Profile, Appointments: make([]wire.AppointmentJSON, 0, len(x.Appointments)),
 		Waitlist: x.Waitlist, Messages: make([]messageJSON, 0, len(x.Messages)), AccessLog: toAccessJSON(x.AccessLog)}
 	if out.Waitlist == nil {
 		out.Waitlist = []shared.WaitlistEntry{}
 	}
 	for _, a := range x.Appointments {
-		out.Appointments = append(out.Appointments, toAppointmentJSON(a))
+		out.Appointments = append(out.Appointments, wire.ToAppointmentJSON(a))
 	}
 	for _, m := range x.Messages {
 		out.Messages = append(out.Messages, messageJSON{Channel: m.Channel, Kind: m.Kind, To: m.Address, SentAt: m.SentAt.UTC()})
 	}
 	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="termin-export.json"`)
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // logRead records a read of patients' appointments by an identified doctor,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -40,9 +41,9 @@ func onPractice(f func(*practiceAPI, context.Context, *fasthttp.RequestCtx, auth
 			s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
 			return
 		}
-		doctorID, ok := parseID(param)
+		doctorID, ok := wire.ParseID(param)
 		if !ok {
-			s.fail(ctx, invalid("doctorId must be a positive integer"))
+			s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 			return
 		}
 		c, cancel := context.WithTimeout(context.Background(), 2*callTimeout)
@@ -66,7 +67,7 @@ type daySlotJSON struct {
 }
 
 type dayAppointmentJSON struct {
-	appointmentJSON
+	wire.AppointmentJSON
 	PatientName string `json:"patientName"`
 	Insurance   string `json:"insurance,omitempty"`
 	Attendance  string `json:"attendance,omitempty"`
@@ -80,12 +81,12 @@ func (p *practiceAPI) day(c context.Context, ctx *fasthttp.RequestCtx, who auth.
 	date := string(ctx.QueryArgs().Peek("date"))
 	day, err := shared.ParseDate(date)
 	if err != nil {
-		p.s.fail(ctx, invalid("date must be a day like 2026-10-12"))
+		p.s.fail(ctx, wire.Invalid("date must be a day like 2026-10-12"))
 		return
 	}
 	reason := string(ctx.QueryArgs().Peek("reason"))
 	if len(reason) > 200 {
-		p.s.fail(ctx, invalid("reason must be at most 200 characters"))
+		p.s.fail(ctx, wire.Invalid("reason must be at most 200 characters"))
 		return
 	}
 	if reason == "" {
@@ -99,7 +100,7 @@ func (p *practiceAPI) day(c context.Context, ctx *fasthttp.RequestCtx, who auth.
 		p.s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, toDayJSON(doctorID, day, slots, appts))
+	wire.WriteJSON(ctx, fasthttp.StatusOK, toDayJSON(doctorID, day, slots, appts))
 }
 
 func patientsOf(appts []gateway.DayAppointment) []int64 {
@@ -120,7 +121,7 @@ func toDayJSON(doctorID int64, day shared.Date, slots []gateway.DaySlot, appts [
 	}
 	a := make([]dayAppointmentJSON, 0, len(appts))
 	for _, x := range appts {
-		a = append(a, dayAppointmentJSON{appointmentJSON: toAppointmentJSON(x.Appointment),
+		a = append(a, dayAppointmentJSON{AppointmentJSON: wire.ToAppointmentJSON(x.Appointment),
 			PatientName: x.PatientName, Insurance: x.Insurance, Attendance: x.Attendance})
 	}
 	return map[string]any{"doctorId": doctorID, "date": day.String(), "slots": s, "appointments": a}
@@ -131,12 +132,12 @@ func toDayJSON(doctorID int64, day shared.Date, slots []gateway.DaySlot, appts [
 // patient on the phone. It goes the way of the patient's own booking, so
 // the patient's limits (rate, caps, overlaps) apply.
 func (p *practiceAPI) bookForCaller(c context.Context, ctx *fasthttp.RequestCtx, who auth.Principal, doctorID int64) {
-	key, err := idempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
+	key, err := wire.IdempotencyKey(ctx.Request.Header.Peek("Idempotency-Key"))
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
 	}
-	req, err := parseBooking(ctx.PostBody())
+	req, err := wire.ParseBooking(ctx.PostBody())
 	if err != nil {
 		p.s.fail(ctx, err)
 		return
@@ -170,10 +171,10 @@ type blockInput struct {
 func parseBlock(body []byte, doctorID int64, op string) (shared.PracticeRequest, error) {
 	var in blockInput
 	if err := json.Unmarshal(body, &in); err != nil {
-		return shared.PracticeRequest{}, invalid(`the body must be {"slotId":1001} or {"date":"2026-10-12"}`)
+		return shared.PracticeRequest{}, wire.Invalid(`the body must be {"slotId":1001} or {"date":"2026-10-12"}`)
 	}
 	if _, err := shared.ParseDate(in.Date); in.SlotID <= 0 && err != nil {
-		return shared.PracticeRequest{}, invalid(`the body must name a slot ({"slotId":1001}) or a day ({"date":"2026-10-12"})`)
+		return shared.PracticeRequest{}, wire.Invalid(`the body must name a slot ({"slotId":1001}) or a day ({"date":"2026-10-12"})`)
 	}
 	return shared.PracticeRequest{Op: op, DoctorID: doctorID, SlotID: in.SlotID, Date: in.Date}, nil
 }
@@ -190,7 +191,7 @@ func (p *practiceAPI) block(c context.Context, ctx *fasthttp.RequestCtx, _ auth.
 		if res, err = p.writes.Practice(c, req); err == nil {
 			var appts []gateway.Appointment
 			if appts, err = p.reads.SlotAppointments(c, res.Slots); err == nil {
-				writeJSON(ctx, fasthttp.StatusOK, p.cancelAll(c, res.Slots, appts))
+				wire.WriteJSON(ctx, fasthttp.StatusOK, p.cancelAll(c, res.Slots, appts))
 				return
 			}
 		}
@@ -227,7 +228,7 @@ func (p *practiceAPI) unblock(c context.Context, ctx *fasthttp.RequestCtx, _ aut
 	if err == nil {
 		var res shared.PracticeResult
 		if res, err = p.writes.Practice(c, req); err == nil {
-			writeJSON(ctx, fasthttp.StatusOK, map[string]any{"slots": nonNil(res.Slots), "offers": res.Offers})
+			wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"slots": nonNil(res.Slots), "offers": res.Offers})
 			return
 		}
 	}
@@ -239,7 +240,7 @@ func (p *practiceAPI) unblock(c context.Context, ctx *fasthttp.RequestCtx, _ aut
 // patient came, once the appointment has started.
 func attendance(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	p := s.practice
-	id, ok := parseID(param)
+	id, ok := wire.ParseID(param)
 	var in struct {
 		Attendance string `json:"attendance"`
 	}
@@ -248,10 +249,10 @@ func attendance(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param [
 		s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
 		return
 	case !ok:
-		s.fail(ctx, invalid("appointment id must be a positive integer"))
+		s.fail(ctx, wire.Invalid("appointment id must be a positive integer"))
 		return
 	case json.Unmarshal(ctx.PostBody(), &in) != nil || (in.Attendance != shared.Attended && in.Attendance != shared.NoShow):
-		s.fail(ctx, invalid(`the body must be {"attendance":"ATTENDED"} or {"attendance":"NO_SHOW"}`))
+		s.fail(ctx, wire.Invalid(`the body must be {"attendance":"ATTENDED"} or {"attendance":"NO_SHOW"}`))
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -267,5 +268,5 @@ func attendance(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param [
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"id": id, "attendance": in.Attendance})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"id": id, "attendance": in.Attendance})
 }

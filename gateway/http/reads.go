@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -22,19 +23,19 @@ const notReadyDetail = "not ready: PostgreSQL or NATS does not answer; the cause
 // listSlots is GET /api/doctors/{doctorId}/slots?date=YYYY-MM-DD. Any valid
 // token may list slots: they name no patient.
 func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ auth.Principal, param []byte) {
-	doctorID, ok := parseID(param)
+	doctorID, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	raw := ctx.QueryArgs().Peek("date")
 	if len(raw) == 0 {
-		s.fail(ctx, invalid("the query parameter date=YYYY-MM-DD is required"))
+		s.fail(ctx, wire.Invalid("the query parameter date=YYYY-MM-DD is required"))
 		return
 	}
 	day, err := shared.ParseDate(string(raw))
 	if err != nil {
-		s.fail(ctx, invalid(err.Error()))
+		s.fail(ctx, wire.Invalid(err.Error()))
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -87,7 +88,7 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	defer cancel()
 	if err := s.ready(c); err != nil {
 		s.log.Warn("not ready", "err", err)
-		writeProblem(ctx, shared.CodeUnavailable, notReadyDetail)
+		wire.WriteProblem(ctx, shared.CodeUnavailable, notReadyDetail)
 		return
 	}
 	ctx.SetContentType("text/plain; charset=utf-8")

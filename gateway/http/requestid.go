@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"log/slog"
+	"termin/gateway/http/wire"
 	"termin/gateway/reqlog"
 
 	"github.com/nats-io/nuid"
@@ -40,7 +41,7 @@ func saneRequestID(id []byte) bool {
 		return false
 	}
 	for _, c := range id {
-		if !isKeyByte(c) && c != '.' && c != ':' {
+		if !wire.IsKeyByte(c) && c != '.' && c != ':' {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
@@ -63,7 +64,7 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:         {pattern: "other"},
 	routeSlots:         {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
+	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: wire.MaxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
 	routeAppointment:   {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:       {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:        {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
@@ -71,7 +72,7 @@ var routes = [numRoutes]route{
 	routeSchedule:      {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWeb:           {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
-	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
+	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: wire.MaxBookingBody, post: (*Server).reschedule},
 	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
@@ -80,7 +81,7 @@ var routes = [numRoutes]route{
 		get: onPatients((*patientAPI).getProfile), put: onPatients((*patientAPI).putProfile), delete: onPatients((*patientAPI).erase)},
 	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).export)},
 	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).accessLog)},
-	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody,
+	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: wire.MaxBookingBody,
 		get: onPractice((*practiceAPI).day), post: onPractice((*practiceAPI).bookForCaller)},
 	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).block)},
 	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).unblock)},
@@ -220,7 +221,7 @@ func (rt *route) bodyLimit() int {
 
 // bodyTooLarge is the PAYLOAD_TOO_LARGE of a route's limit.
 func bodyTooLarge(limit int) error {
-	if limit == maxBookingBody {
+	if limit == wire.MaxBookingBody {
 		return gateway.ErrPayloadTooLarge
 	}
 	size := fmt.Sprintf("%d bytes", limit)

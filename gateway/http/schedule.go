@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
@@ -28,9 +29,9 @@ var errNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor's sch
 // by a booker, which answers what it created, kept, withdrew and could not
 // withdraw.
 func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
-	doctorID, ok := parseID(param)
+	doctorID, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	if !who.Admin && (who.Role != auth.RoleDoctor || who.DoctorID != doctorID) {
@@ -51,7 +52,7 @@ func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who auth.Principal, param
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, toScheduleJSON(res))
+	wire.WriteJSON(ctx, fasthttp.StatusOK, toScheduleJSON(res))
 }
 
 // parsePlan reads a plan strictly: an unknown field is a typo the admin
@@ -61,16 +62,16 @@ func parsePlan(body []byte) (shared.SchedulePlan, error) {
 		return shared.SchedulePlan{}, shared.NewError(shared.CodePayloadTooLarge, "the plan is larger than 64 KiB")
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return shared.SchedulePlan{}, invalid(`the body must be a JSON object like {"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`)
+		return shared.SchedulePlan{}, wire.Invalid(`the body must be a JSON object like {"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var plan shared.SchedulePlan
 	if err := dec.Decode(&plan); err != nil {
-		return shared.SchedulePlan{}, invalid("the body is not a valid plan: " + err.Error())
+		return shared.SchedulePlan{}, wire.Invalid("the body is not a valid plan: " + err.Error())
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return shared.SchedulePlan{}, invalid("the body has data after the plan")
+		return shared.SchedulePlan{}, wire.Invalid("the body has data after the plan")
 	}
 	if _, err := shared.ParsePlan(plan); err != nil {
 		return shared.SchedulePlan{}, err

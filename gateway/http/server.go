@@ -1,8 +1,9 @@
 // Package http serves the gateway's HTTP API with fasthttp: it routes the few
-// paths of the contract by hand, checks the bearer token, turns each request
-// into a call of gateway.Bookings or gateway.Reads, and turns every error into
-// an application/problem+json answer taken from a single table, so that the
-// status and code a client sees for an outcome are decided in one place.
+// paths of the contract by hand, has the bearer token checked (package auth),
+// turns each request into a call of gateway.Bookings or gateway.Reads, and
+// turns every error into an application/problem+json answer taken from the
+// single table of package wire, so that the status and code a client sees
+// for an outcome are decided in one place.
 package http
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net"
 	"runtime/debug"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -185,7 +187,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 		s.logFor(ctx).Error("http: handler panicked", "panic", v,
 			"method", string(ctx.Method()), "path", string(ctx.Path()), "stack", string(debug.Stack()))
 		ctx.Response.Reset()
-		writeProblem(ctx, shared.CodeInternal, internalDetail)
+		wire.WriteProblem(ctx, shared.CodeInternal, wire.InternalDetail)
 	}
 	ctx.Response.Header.Set(requestIDHeader, requestID(ctx))
 	status := ctx.Response.StatusCode()
@@ -216,9 +218,9 @@ func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		s.fail(ctx, gateway.ErrPayloadTooLarge)
 	case errors.As(err, &small):
-		s.fail(ctx, errHeadersTooLarge)
+		s.fail(ctx, wire.ErrHeadersTooLarge)
 	default:
-		s.fail(ctx, errUnparsable)
+		s.fail(ctx, wire.ErrUnparsable)
 	}
 }
 

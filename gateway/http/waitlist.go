@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
@@ -29,16 +30,16 @@ type waitlistBody struct {
 func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	var b waitlistBody
 	if err := json.Unmarshal(ctx.PostBody(), &b); err != nil || !bytes.HasPrefix(bytes.TrimSpace(ctx.PostBody()), []byte("{")) {
-		s.fail(ctx, invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
+		s.fail(ctx, wire.Invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
 		return
 	}
-	doctor, ok := parseID(b.DoctorID)
+	doctor, ok := wire.ParseID(b.DoctorID)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	if _, err := shared.ParseDate(b.Date); err != nil {
-		s.fail(ctx, invalid(err.Error()))
+		s.fail(ctx, wire.Invalid(err.Error()))
 		return
 	}
 	patient, err := waitlistPatient(who, b.PatientID)
@@ -48,7 +49,7 @@ func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []
 	}
 	res, ok := askWaitlist(s, ctx, shared.WaitlistRequest{Op: shared.WaitlistJoin, PatientID: patient, DoctorID: doctor, Date: b.Date})
 	if ok {
-		writeJSON(ctx, fasthttp.StatusCreated, struct {
+		wire.WriteJSON(ctx, fasthttp.StatusCreated, struct {
 			ID int64 `json:"id"`
 		}{res.ID})
 	}
@@ -67,7 +68,7 @@ func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []
 		if entries == nil {
 			entries = []shared.WaitlistEntry{}
 		}
-		writeJSON(ctx, fasthttp.StatusOK, struct {
+		wire.WriteJSON(ctx, fasthttp.StatusOK, struct {
 			Entries []shared.WaitlistEntry `json:"entries"`
 		}{entries})
 	}
@@ -75,9 +76,9 @@ func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []
 
 // leaveWaitlist is DELETE /api/waitlist/{id}: 204, also when it had ended.
 func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
-	id, ok := parseID(param)
+	id, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("the waitlist entry id must be a positive integer"))
+		s.fail(ctx, wire.Invalid("the waitlist entry id must be a positive integer"))
 		return
 	}
 	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
@@ -100,11 +101,11 @@ func waitlistPatient(who auth.Principal, raw []byte) (int64, error) {
 		case !who.Admin:
 			return 0, auth.ErrNotPatient // a doctor's or staff token has no waitlist
 		}
-		return 0, invalid("patientId is required with an admin token")
+		return 0, wire.Invalid("patientId is required with an admin token")
 	}
-	patient, ok := parseID(raw)
+	patient, ok := wire.ParseID(raw)
 	if !ok {
-		return 0, invalid("patientId must be a positive integer")
+		return 0, wire.Invalid("patientId must be a positive integer")
 	}
 	if !who.MayActFor(patient) {
 		return 0, gateway.ErrForbidden
