@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"termin/gateway/reqlog"
 	"time"
 
+	"termin/gateway/reqlog"
 	"termin/shared"
 )
 

@@ -3,9 +3,9 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"termin/gateway/reqlog"
 	"time"
 
+	"termin/gateway/reqlog"
 	"termin/shared"
 )
 

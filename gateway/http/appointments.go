@@ -2,15 +2,14 @@ package http
 
 import (
 	"context"
-	"math"
 	"strconv"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 )
 
 // callTimeout bounds every call into the queue or the database, so that a
@@ -48,31 +47,7 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 		s.fail(ctx, err)
 		return
 	}
-	writeBookingResult(ctx, res)
-}
-
-// writeBookingResult answers 202 for a queued request, 201 with Location for
-// a new appointment, 200 for a replay of one.
-func writeBookingResult(ctx *fasthttp.RequestCtx, res gateway.BookingResult) {
-	if res.Queued {
-		secs := retryAfterSeconds(res.RetryAfter)
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
-		wire.WriteJSON(ctx, fasthttp.StatusAccepted, wire.QueuedJSON{Status: "QUEUED", Position: res.Position, RetryAfterSeconds: secs})
-		return
-	}
-	status := fasthttp.StatusOK
-	if !res.Replay {
-		status = fasthttp.StatusCreated
-		ctx.Response.Header.Set("Location", "/api/appointments/"+strconv.FormatInt(res.Appointment.ID, 10))
-	}
-	wire.WriteJSON(ctx, status, wire.ToAppointmentJSON(res.Appointment))
-}
-
-// retryAfterSeconds rounds d up to whole seconds, at least one, since
-// Retry-After has no finer unit and 0 would invite an immediate repeat.
-func retryAfterSeconds(d time.Duration) int {
-	secs := int(math.Ceil(d.Seconds()))
-	return max(secs, 1)
+	wire.WriteBookingResult(ctx, res)
 }
 
 // getAppointment is GET /api/appointments/{id}.
@@ -164,7 +139,7 @@ func (s *Server) loadAppointment(ctx *fasthttp.RequestCtx, who auth.Principal, p
 		err = gateway.ErrAppointmentNotFound
 	}
 	if err == nil {
-		err = s.patients.logRead(c, who, []int64{a.PatientID}, "an appointment by its id", a.DoctorID, "")
+		err = s.patients.LogRead(c, who, []int64{a.PatientID}, "an appointment by its id", a.DoctorID, "")
 	}
 	if err != nil {
 		s.fail(ctx, err)

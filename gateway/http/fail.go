@@ -32,6 +32,6 @@ func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
 	wire.WriteProblem(ctx, code, detail)
 	var wait interface{ RetryAfter() time.Duration }
 	if errors.As(err, &wait) {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait.RetryAfter())))
+		ctx.Response.Header.Set("Retry-After", strconv.Itoa(wire.RetryAfterSeconds(wait.RetryAfter())))
 	}
 }

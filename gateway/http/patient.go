@@ -3,12 +3,12 @@ package http
 import (
 	"context"
 	"strconv"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 )
 
 // maxListed bounds a patient's list: more than anyone holds, few enough for
@@ -40,7 +40,7 @@ func (s *Server) listAppointments(ctx *fasthttp.RequestCtx, who auth.Principal, 
 	defer cancel()
 	list, err := s.reads.PatientAppointments(c, patient, maxListed)
 	if err == nil && patient != who.PatientID {
-		err = s.patients.logRead(c, who, []int64{patient}, "the patient's appointments", 0, "")
+		err = s.patients.LogRead(c, who, []int64{patient}, "the patient's appointments", 0, "")
 	}
 	if err != nil {
 		s.fail(ctx, err)
@@ -84,7 +84,7 @@ func (s *Server) reschedule(ctx *fasthttp.RequestCtx, who auth.Principal, param 
 		return
 	}
 	if res.Queued {
-		secs := retryAfterSeconds(res.RetryAfter)
+		secs := wire.RetryAfterSeconds(res.RetryAfter)
 		ctx.Response.Header.Set("Retry-After", strconv.Itoa(secs))
 		wire.WriteJSON(ctx, fasthttp.StatusAccepted, wire.QueuedJSON{Status: "QUEUED", RetryAfterSeconds: secs})
 		return

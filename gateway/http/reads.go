@@ -3,13 +3,13 @@ package http
 import (
 	"context"
 	"fmt"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 

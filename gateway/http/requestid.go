@@ -3,11 +3,12 @@ package http
 import (
 	"context"
 	"log/slog"
-	"termin/gateway/http/wire"
-	"termin/gateway/reqlog"
 
 	"github.com/nats-io/nuid"
 	"github.com/valyala/fasthttp"
+
+	"termin/gateway/http/wire"
+	"termin/gateway/reqlog"
 )
 
 // requestIDHeader names a request end to end: taken from the client when it

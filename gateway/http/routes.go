@@ -3,12 +3,13 @@ package http
 import (
 	"bytes"
 	"fmt"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/people"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -77,15 +78,15 @@ var routes = [numRoutes]route{
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
-	routePatientMe: {pattern: "/api/patients/me", allow: "GET, HEAD, PUT, DELETE", api: true, maxBody: maxProfileBody,
-		get: onPatients((*patientAPI).getProfile), put: onPatients((*patientAPI).putProfile), delete: onPatients((*patientAPI).erase)},
-	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).export)},
-	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).accessLog)},
+	routePatientMe: {pattern: "/api/patients/me", allow: "GET, HEAD, PUT, DELETE", api: true, maxBody: people.MaxProfileBody,
+		get: onPatients((*people.Patients).GetProfile), put: onPatients((*people.Patients).PutProfile), delete: onPatients((*people.Patients).Erase)},
+	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*people.Patients).Export)},
+	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*people.Patients).AccessLog)},
 	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: wire.MaxBookingBody,
-		get: onPractice((*practiceAPI).day), post: onPractice((*practiceAPI).bookForCaller)},
-	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).block)},
-	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).unblock)},
-	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: maxPracticeBody, post: attendance},
+		get: onPractice((*people.Practice).Day), post: onPractice((*people.Practice).BookForCaller)},
+	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Block)},
+	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Unblock)},
+	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: attendance},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 

@@ -12,8 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,6 +20,9 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/people"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -86,8 +87,8 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
-	patients *patientAPI
-	practice *practiceAPI
+	patients *people.Patients
+	practice *people.Practice
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
@@ -132,8 +133,9 @@ func NewServer(cfg Config) (*Server, error) {
 			ErrorHandling: promhttp.ContinueOnError,
 		})),
 	}
-	s.patients = &patientAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
-	s.practice = &practiceAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
+	s.patients, s.practice = people.New(people.Config{Writes: cfg.People, Reads: cfg.PeopleReads,
+		Bookings: cfg.Bookings, Appointments: cfg.Reads, Fail: s.fail, WithLog: s.withRequestLog,
+		Timeout: callTimeout, MaxListed: maxListed})
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }

@@ -1,4 +1,4 @@
-package http
+package people
 
 import (
 	"bytes"
@@ -7,51 +7,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"termin/gateway/http/auth"
-	"termin/gateway/http/wire"
 	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
-// maxProfileBody bounds a profile's body: a few short fields.
-const maxProfileBody = 4096
+// MaxProfileBody bounds a profile's body: a few short fields.
+const MaxProfileBody = 4096
 
-// patientAPI answers a patient's own routes under /api/patients/me: the
-// profile, the export, the access log and erasure. It is a handler group of
-// its own so that the Server keeps to routing and answering.
-type patientAPI struct {
-	s      *Server
-	writes gateway.People
-	reads  gateway.PeopleReads
-}
-
-// onPatients turns a patientAPI method into a route's handler.
-func onPatients(f func(*patientAPI, *fasthttp.RequestCtx, auth.Principal)) handlerFunc {
-	return func(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
-		p := s.patients
-		switch {
-		case !who.IsPatient():
-			s.fail(ctx, auth.ErrNotPatient)
-		case p.writes == nil || p.reads == nil:
-			s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
-		default:
-			f(p, ctx, who)
-		}
-	}
-}
-
-// getProfile is GET /api/patients/me: the caller's contact details, or the
+// GetProfile is GET /api/patients/me: the caller's contact details, or the
 // empty profile (German, no consent) of a patient who has none yet.
-func (p *patientAPI) getProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) GetProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	prof, ok, err := p.reads.Profile(c, who.PatientID)
+	prof, ok, err := p.Reads.Profile(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	if !ok {
@@ -75,12 +51,12 @@ type profileInput struct {
 	UpdatedAt any            `json:"updatedAt"`
 }
 
-// putProfile is PUT /api/patients/me: the caller's contact details and
+// PutProfile is PUT /api/patients/me: the caller's contact details and
 // consent per channel, checked here and stored by a booker.
-func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
+func (p *Patients) PutProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	in, err := parseProfile(ctx.PostBody())
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	prof := shared.Profile{PatientID: who.PatientID, Name: in.Name, Email: in.Email, Phone: in.Phone,
@@ -89,14 +65,14 @@ func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		prof.Language = "de"
 	}
 	if err := shared.ValidProfile(prof); err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	stored, err := p.writes.PutProfile(c, prof)
+	stored, err := p.Writes.PutProfile(c, prof)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	wire.WriteJSON(ctx, fasthttp.StatusOK, stored)
@@ -118,27 +94,27 @@ func parseProfile(body []byte) (profileInput, error) {
 	return in, nil
 }
 
-// erase is DELETE /api/patients/me: the caller's upcoming appointments are
+// Erase is DELETE /api/patients/me: the caller's upcoming appointments are
 // cancelled through the queue (their places freed once, the gateways told),
 // then a booker erases the personal data, cancelling any booking that got in
 // meanwhile. 204 once done.
-func (p *patientAPI) erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
-	c, cancel := context.WithTimeout(context.Background(), 2*callTimeout)
+func (p *Patients) Erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), 2*p.Timeout)
 	defer cancel()
-	list, err := p.s.reads.PatientAppointments(c, who.PatientID, maxListed)
+	list, err := p.Appointments.PatientAppointments(c, who.PatientID, p.MaxListed)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	now := time.Now()
 	for _, a := range list {
 		if (a.Status == gateway.StatusBooked || a.Status == gateway.StatusHeld) && a.StartAt.After(now) {
 			// A refusal (a cutoff) or a queued answer leaves it to the erasure.
-			_, _ = p.s.bookings.RequestCancellation(c, a)
+			_, _ = p.Bookings.RequestCancellation(c, a)
 		}
 	}
-	if _, err := p.writes.Erase(c, who.PatientID); err != nil {
-		p.s.fail(ctx, err)
+	if _, err := p.Writes.Erase(c, who.PatientID); err != nil {
+		p.fail(ctx, err)
 		return
 	}
 	ctx.Response.Header.SetNoDefaultContentType(true)
@@ -164,14 +140,14 @@ func toAccessJSON(list []gateway.AccessEntry) []accessEntryJSON {
 	return out
 }
 
-// accessLog is GET /api/patients/me/access-log: who read the caller's
+// AccessLog is GET /api/patients/me/access-log: who read the caller's
 // appointments, when and why, latest first.
-func (p *patientAPI) accessLog(ctx *fasthttp.RequestCtx, who auth.Principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) AccessLog(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	list, err := p.reads.AccessLog(c, who.PatientID)
+	list, err := p.Reads.AccessLog(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"entries": toAccessJSON(list)})
@@ -193,14 +169,14 @@ type messageJSON struct {
 	SentAt  time.Time `json:"sentAt"`
 }
 
-// export is GET /api/patients/me/export: the caller's data as one JSON
+// Export is GET /api/patients/me/export: the caller's data as one JSON
 // document (GDPR art. 15 and 20), served as a download.
-func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who auth.Principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) Export(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	x, err := p.reads.Export(c, who.PatientID)
+	x, err := p.Reads.Export(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	out := exportJSON{Profile: x.Profile, Appointments: make([]wire.AppointmentJSON, 0, len(x.Appointments)),
@@ -218,18 +194,18 @@ func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	wire.WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-// logRead records a read of patients' appointments by an identified doctor,
+// LogRead records a read of patients' appointments by an identified doctor,
 // staff member or admin before the read is answered; with authentication
 // disabled nobody is identified and nothing is recorded. A read whose record
 // cannot be written is not answered (UNAVAILABLE).
-func (p *patientAPI) logRead(c context.Context, who auth.Principal, patients []int64, reason string, doctorID int64, day string) error {
+func (p *Patients) LogRead(c context.Context, who auth.Principal, patients []int64, reason string, doctorID int64, day string) error {
 	if who.Role == "" || who.Role == auth.RolePatient || len(patients) == 0 {
 		return nil
 	}
-	if p.writes == nil {
+	if p.Writes == nil {
 		return fmt.Errorf("%w: the access log cannot be written", gateway.ErrUnavailable)
 	}
 	role, id := who.Reader()
-	return p.writes.RecordAccess(c, shared.AccessRecord{PatientIDs: patients, ReaderRole: role, ReaderID: id,
+	return p.Writes.RecordAccess(c, shared.AccessRecord{PatientIDs: patients, ReaderRole: role, ReaderID: id,
 		Reason: reason, DoctorID: doctorID, Date: day})
 }
