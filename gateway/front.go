@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"termin/gateway/reqlog"
 	"termin/shared"
 )
 
@@ -43,7 +44,7 @@ var _ Bookings = (*Front)(nil)
 // wait for the decision the room's Submitter brings back.
 func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
-	req.TraceID = RequestID(ctx)
+	req.TraceID = reqlog.ID(ctx)
 	slot, repeat, err := f.screen(ctx, req)
 	if err != nil {
 		return BookingResult{}, err
@@ -219,7 +220,7 @@ func (f *Front) RequestCancellation(ctx context.Context, a Appointment) (bool, e
 	if err != nil {
 		return false, unavailableUnlessDomain(err)
 	}
-	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID, SlotID: a.SlotID, TraceID: RequestID(ctx)}
+	cmd := shared.Command{V: shared.Version, Kind: shared.KindCancel, AppointmentID: a.ID, SlotID: a.SlotID, TraceID: reqlog.ID(ctx)}
 	ch, err := f.Queue.Submit(ctx, slot.DoctorID, shared.CancelMsgID(a.ID), cmd)
 	if err != nil {
 		return false, err
@@ -248,7 +249,7 @@ func (f *Front) RequestConfirmation(ctx context.Context, a Appointment) (Appoint
 		return Appointment{}, unavailableUnlessDomain(err)
 	}
 	cmd := shared.Command{V: shared.VersionHolds, Kind: shared.KindConfirm, AppointmentID: a.ID, SlotID: a.SlotID,
-		PatientID: a.PatientID, TraceID: RequestID(ctx)}
+		PatientID: a.PatientID, TraceID: reqlog.ID(ctx)}
 	msgID := shared.ConfirmMsgID(a.ID) + "." + strconv.FormatUint(rand.Uint64(), 36)
 	ch, err := f.Queue.Submit(ctx, slot.DoctorID, msgID, cmd)
 	if err != nil {

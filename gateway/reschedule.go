@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"termin/gateway/reqlog"
 	"termin/shared"
 )
 
@@ -40,7 +41,7 @@ func (f *Front) RequestReschedule(ctx context.Context, a Appointment, req Resche
 		return BookingResult{}, ErrSlotClosed
 	}
 	cmd := shared.Command{V: shared.Version, Kind: shared.KindReschedule, AppointmentID: a.ID, SlotID: req.SlotID,
-		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: RequestID(ctx)}
+		PatientID: req.PatientID, IdempotencyKey: req.IdempotencyKey, TraceID: reqlog.ID(ctx)}
 	ch, err := f.Queue.Submit(ctx, slot.DoctorID, shared.RescheduleMsgID(req.PatientID, req.IdempotencyKey), cmd)
 	if err != nil {
 		return BookingResult{}, err

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
 	"termin/shared/poll"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 var secret = []byte("test-secret-of-a-decent-length-32b")

@@ -71,7 +71,7 @@ func TestBookValidation(t *testing.T) {
 		})
 	}
 	if calls := e.books.bookCalls(); len(calls) != 0 {
-		t.Errorf("Book was called %d times for invalid requests", len(calls))
+		t.Errorf("Book was called %d times for wire.Invalid requests", len(calls))
 	}
 }
 

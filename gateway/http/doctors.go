@@ -11,6 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -24,7 +26,7 @@ var errDoctorsNotAdmin = shared.NewError(shared.CodeForbidden, "changing a docto
 
 // listDoctors is GET /api/doctors: every doctor with a name on record, by
 // id (at most maxDoctors). Any valid token may read it.
-func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	list, err := s.reads.Doctors(c, maxDoctors)
@@ -32,23 +34,23 @@ func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 		s.fail(ctx, err)
 		return
 	}
-	out := doctorsJSON{Doctors: make([]doctorJSON, 0, len(list))}
+	out := wire.DoctorsJSON{Doctors: make([]wire.DoctorJSON, 0, len(list))}
 	for _, d := range list {
-		out.Doctors = append(out.Doctors, doctorJSON{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: d.PracticeID})
+		out.Doctors = append(out.Doctors, wire.DoctorJSON{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: d.PracticeID})
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // putDoctor is PUT /api/doctors/{doctorId} (admin) with {"name","specialty"}:
 // a booker stores them and the answer is the doctor as stored.
-func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who principal, param []byte) {
-	if !who.admin {
+func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
+	if !who.Admin {
 		s.fail(ctx, errDoctorsNotAdmin)
 		return
 	}
-	id, ok := parseID(param)
+	id, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	d, err := parseDoctor(id, ctx.PostBody())
@@ -65,7 +67,7 @@ func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who principal, param []byte
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, doctorJSON{ID: stored.ID, Name: stored.Name, Specialty: stored.Specialty, Address: stored.Address, PracticeID: stored.PracticeID})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, wire.DoctorJSON{ID: stored.ID, Name: stored.Name, Specialty: stored.Specialty, Address: stored.Address, PracticeID: stored.PracticeID})
 }
 
 // parseDoctor reads {"name":…,"specialty":…} strictly and validates it.
@@ -74,7 +76,7 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 		return shared.Doctor{}, gateway.ErrPayloadTooLarge
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return shared.Doctor{}, invalid(`the body must be a JSON object like {"name":"Dr. Weber","specialty":"Allgemeinmedizin"}`)
+		return shared.Doctor{}, wire.Invalid(`the body must be a JSON object like {"name":"Dr. Weber","specialty":"Allgemeinmedizin"}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -85,13 +87,13 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 		PracticeID int64   `json:"practiceId"`
 	}
 	if err := dec.Decode(&b); err != nil {
-		return shared.Doctor{}, invalid("the body is not valid: " + err.Error())
+		return shared.Doctor{}, wire.Invalid("the body is not valid: " + err.Error())
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return shared.Doctor{}, invalid("the body has data after the object")
+		return shared.Doctor{}, wire.Invalid("the body has data after the object")
 	}
 	if b.Name == nil {
-		return shared.Doctor{}, invalid("the body must have a name")
+		return shared.Doctor{}, wire.Invalid("the body must have a name")
 	}
 	d := shared.Doctor{ID: id, Name: *b.Name, Specialty: b.Specialty, Address: b.Address, PracticeID: b.PracticeID}
 	return d, d.Validate()

@@ -3,6 +3,7 @@ package http
 import (
 	"encoding/json"
 	"sync"
+	"termin/gateway/http/wire"
 	"time"
 
 	"termin/gateway"
@@ -48,13 +49,13 @@ func (p *pages) render(doctorID int64, day shared.Date, slots []gateway.Slot, do
 	if ok && len(slots) > 0 && pg.first == &slots[0] && pg.n == len(slots) && pg.named == named && pg.doc == doc && now.Before(pg.until) {
 		return pg.body
 	}
-	out := toSlotsJSON(doctorID, day, slots, now)
+	out := wire.ToSlotsJSON(doctorID, day, slots, now)
 	if named {
-		out.Doctor = &slotsDoctorJSON{Name: doc.Name, Specialty: doc.Specialty}
+		out.Doctor = &wire.SlotsDoctorJSON{Name: doc.Name, Specialty: doc.Specialty}
 	}
 	body, err := json.Marshal(out)
 	if err != nil {
-		panic(err) // strings and numbers only, as writeJSON
+		panic(err) // strings and numbers only, as wire.WriteJSON
 	}
 	body = append(body, '\n')
 	if len(slots) > 0 {

@@ -8,6 +8,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -20,20 +22,20 @@ const notReadyDetail = "not ready: PostgreSQL or NATS does not answer; the cause
 
 // listSlots is GET /api/doctors/{doctorId}/slots?date=YYYY-MM-DD. Any valid
 // token may list slots: they name no patient.
-func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ principal, param []byte) {
-	doctorID, ok := parseID(param)
+func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ auth.Principal, param []byte) {
+	doctorID, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	raw := ctx.QueryArgs().Peek("date")
 	if len(raw) == 0 {
-		s.fail(ctx, invalid("the query parameter date=YYYY-MM-DD is required"))
+		s.fail(ctx, wire.Invalid("the query parameter date=YYYY-MM-DD is required"))
 		return
 	}
 	day, err := shared.ParseDate(string(raw))
 	if err != nil {
-		s.fail(ctx, invalid(err.Error()))
+		s.fail(ctx, wire.Invalid(err.Error()))
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
@@ -73,7 +75,7 @@ func knownDoctor(ctx context.Context, doctors gateway.KnownDoctors, doctorID int
 }
 
 // healthz is GET /healthz: 200 while the process can answer at all.
-func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	ctx.SetContentType("text/plain; charset=utf-8")
 	ctx.SetBodyString("ok")
 }
@@ -81,12 +83,12 @@ func (s *Server) healthz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 // readyz is GET /readyz: 200 while PostgreSQL and NATS answer, else a 503.
 // Why is logged, not answered: the cause names users, hosts and databases,
 // and a probe is reachable by anyone who reaches the port.
-func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
 	if err := s.ready(c); err != nil {
 		s.log.Warn("not ready", "err", err)
-		writeProblem(ctx, shared.CodeUnavailable, notReadyDetail)
+		wire.WriteProblem(ctx, shared.CodeUnavailable, notReadyDetail)
 		return
 	}
 	ctx.SetContentType("text/plain; charset=utf-8")
@@ -94,6 +96,6 @@ func (s *Server) readyz(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
 }
 
 // serveMetrics is GET /metrics: the registry in Prometheus text format.
-func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	s.scrape(ctx)
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/nats-io/nuid"
 	"github.com/valyala/fasthttp"
 
-	"termin/gateway"
+	"termin/gateway/http/wire"
+	"termin/gateway/reqlog"
 )
 
 // requestIDHeader names a request end to end: taken from the client when it
@@ -41,7 +42,7 @@ func saneRequestID(id []byte) bool {
 		return false
 	}
 	for _, c := range id {
-		if !isKeyByte(c) && c != '.' && c != ':' {
+		if !wire.IsKeyByte(c) && c != '.' && c != ':' {
 			return false
 		}
 	}
@@ -59,15 +60,15 @@ func requestID(ctx *fasthttp.RequestCtx) string {
 // finish) and hands it down to the gateway through the returned context. The
 // logger is made only when a line is written.
 func (s *Server) withRequestLog(ctx *fasthttp.RequestCtx, parent context.Context, attrs ...any) context.Context {
-	log := gateway.NewRequestLog(s.log, requestID(ctx), attrs...)
+	log := reqlog.New(s.log, requestID(ctx), attrs...)
 	ctx.SetUserValue(logKey, log)
-	return gateway.WithRequest(parent, log)
+	return reqlog.With(parent, log)
 }
 
 // logFor is the request's logger: the one withRequestLog made, else the
 // server's with the request id.
 func (s *Server) logFor(ctx *fasthttp.RequestCtx) *slog.Logger {
-	if log, ok := ctx.UserValue(logKey).(*gateway.RequestLog); ok {
+	if log, ok := ctx.UserValue(logKey).(*reqlog.Log); ok {
 		return log.Logger()
 	}
 	return s.log.With("request_id", requestID(ctx))

@@ -7,6 +7,9 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/people"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -43,7 +46,7 @@ const (
 
 // handlerFunc answers one method of one route. who is the caller, param the
 // path's one variable segment (doctorId or appointment id), if any.
-type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who principal, param []byte)
+type handlerFunc func(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte)
 
 // route describes a pattern: its metric label, its Allow header, whether it
 // needs a token, the largest body it takes, and its handler per method (nil = 405).
@@ -62,7 +65,7 @@ type route struct {
 var routes = [numRoutes]route{
 	routeOther:         {pattern: "other"},
 	routeSlots:         {pattern: "/api/doctors/{doctorId}/slots", allow: "GET, HEAD", api: true, get: (*Server).listSlots},
-	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
+	routeAppointments:  {pattern: "/api/appointments", allow: "GET, HEAD, POST", api: true, maxBody: wire.MaxBookingBody, get: (*Server).listAppointments, post: (*Server).book},
 	routeAppointment:   {pattern: "/api/appointments/{id}", allow: "GET, HEAD, DELETE", api: true, get: (*Server).getAppointment, delete: (*Server).cancel},
 	routeHealthz:       {pattern: "/healthz", allow: "GET, HEAD", get: (*Server).healthz},
 	routeReadyz:        {pattern: "/readyz", allow: "GET, HEAD", get: (*Server).readyz},
@@ -70,20 +73,20 @@ var routes = [numRoutes]route{
 	routeSchedule:      {pattern: "/api/doctors/{doctorId}/schedule", allow: "PUT", api: true, maxBody: maxScheduleBody, put: (*Server).putSchedule},
 	routeWeb:           {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
-	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: maxBookingBody, post: (*Server).reschedule},
+	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: wire.MaxBookingBody, post: (*Server).reschedule},
 	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
-	routePatientMe: {pattern: "/api/patients/me", allow: "GET, HEAD, PUT, DELETE", api: true, maxBody: maxProfileBody,
-		get: onPatients((*patientAPI).getProfile), put: onPatients((*patientAPI).putProfile), delete: onPatients((*patientAPI).erase)},
-	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).export)},
-	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*patientAPI).accessLog)},
-	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: maxBookingBody,
-		get: onPractice((*practiceAPI).day), post: onPractice((*practiceAPI).bookForCaller)},
-	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).block)},
-	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: maxPracticeBody, post: onPractice((*practiceAPI).unblock)},
-	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: maxPracticeBody, post: attendance},
+	routePatientMe: {pattern: "/api/patients/me", allow: "GET, HEAD, PUT, DELETE", api: true, maxBody: people.MaxProfileBody,
+		get: onPatients((*people.Patients).GetProfile), put: onPatients((*people.Patients).PutProfile), delete: onPatients((*people.Patients).Erase)},
+	routePatientExport:    {pattern: "/api/patients/me/export", allow: "GET, HEAD", api: true, get: onPatients((*people.Patients).Export)},
+	routePatientAccessLog: {pattern: "/api/patients/me/access-log", allow: "GET, HEAD", api: true, get: onPatients((*people.Patients).AccessLog)},
+	routeDoctorAppointments: {pattern: "/api/doctors/{doctorId}/appointments", allow: "GET, HEAD, POST", api: true, maxBody: wire.MaxBookingBody,
+		get: onPractice((*people.Practice).Day), post: onPractice((*people.Practice).BookForCaller)},
+	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Block)},
+	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Unblock)},
+	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: attendance},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -199,10 +202,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 		s.fail(ctx, bodyTooLarge(limit))
 		return
 	}
-	who := principal{admin: true}
+	who := auth.Principal{Admin: true}
 	if rt.api {
 		var err error
-		if who, err = s.auth.authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
+		if who, err = s.tokens.Authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
 			s.fail(ctx, err)
 			return
 		}
@@ -219,7 +222,7 @@ func (rt *route) bodyLimit() int {
 
 // bodyTooLarge is the PAYLOAD_TOO_LARGE of a route's limit.
 func bodyTooLarge(limit int) error {
-	if limit == maxBookingBody {
+	if limit == wire.MaxBookingBody {
 		return gateway.ErrPayloadTooLarge
 	}
 	size := fmt.Sprintf("%d bytes", limit)

@@ -11,6 +11,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -26,13 +28,13 @@ var errNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor's sch
 // plan, validated here so that a mistake is a 400 that names it, then applied
 // by a booker, which answers what it created, kept, withdrew and could not
 // withdraw.
-func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who principal, param []byte) {
-	doctorID, ok := parseID(param)
+func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
+	doctorID, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
-	if !who.admin && (who.role != roleDoctor || who.doctorID != doctorID) {
+	if !who.Admin && (who.Role != auth.RoleDoctor || who.DoctorID != doctorID) {
 		s.fail(ctx, errNotAdmin)
 		return
 	}
@@ -50,7 +52,7 @@ func (s *Server) putSchedule(ctx *fasthttp.RequestCtx, who principal, param []by
 		s.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, toScheduleJSON(res))
+	wire.WriteJSON(ctx, fasthttp.StatusOK, toScheduleJSON(res))
 }
 
 // parsePlan reads a plan strictly: an unknown field is a typo the admin
@@ -60,16 +62,16 @@ func parsePlan(body []byte) (shared.SchedulePlan, error) {
 		return shared.SchedulePlan{}, shared.NewError(shared.CodePayloadTooLarge, "the plan is larger than 64 KiB")
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return shared.SchedulePlan{}, invalid(`the body must be a JSON object like {"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`)
+		return shared.SchedulePlan{}, wire.Invalid(`the body must be a JSON object like {"slotMinutes":15,"capacity":1,"horizonDays":14,"weekly":[{"day":"MON","from":"08:00","to":"12:00"}]}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var plan shared.SchedulePlan
 	if err := dec.Decode(&plan); err != nil {
-		return shared.SchedulePlan{}, invalid("the body is not a valid plan: " + err.Error())
+		return shared.SchedulePlan{}, wire.Invalid("the body is not a valid plan: " + err.Error())
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return shared.SchedulePlan{}, invalid("the body has data after the plan")
+		return shared.SchedulePlan{}, wire.Invalid("the body has data after the plan")
 	}
 	if _, err := shared.ParsePlan(plan); err != nil {
 		return shared.SchedulePlan{}, err

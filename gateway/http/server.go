@@ -1,8 +1,9 @@
 // Package http serves the gateway's HTTP API with fasthttp: it routes the few
-// paths of the contract by hand, checks the bearer token, turns each request
-// into a call of gateway.Bookings or gateway.Reads, and turns every error into
-// an application/problem+json answer taken from a single table, so that the
-// status and code a client sees for an outcome are decided in one place.
+// paths of the contract by hand, has the bearer token checked (package auth),
+// turns each request into a call of gateway.Bookings or gateway.Reads, and
+// turns every error into an application/problem+json answer taken from the
+// single table of package wire, so that the status and code a client sees
+// for an outcome are decided in one place.
 package http
 
 import (
@@ -19,6 +20,9 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/people"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -79,12 +83,12 @@ type Server struct {
 	doctors  gateway.DoctorWriter
 	known    gateway.KnownDoctors
 	ready    func(ctx context.Context) error
-	auth     *authenticator
+	tokens   *auth.Authenticator
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
-	patients *patientAPI
-	practice *practiceAPI
+	patients *people.Patients
+	practice *people.Practice
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
@@ -105,7 +109,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Ready == nil {
 		cfg.Ready = func(context.Context) error { return nil }
 	}
-	auth, err := newAuthenticator(cfg.Auth)
+	tokens, err := auth.New(cfg.Auth)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +125,7 @@ func NewServer(cfg Config) (*Server, error) {
 		doctors:  cfg.Doctors,
 		known:    cfg.KnownDoctors,
 		ready:    cfg.Ready,
-		auth:     auth,
+		tokens:   tokens,
 		log:      cfg.Logger,
 		metrics:  m,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
@@ -129,8 +133,9 @@ func NewServer(cfg Config) (*Server, error) {
 			ErrorHandling: promhttp.ContinueOnError,
 		})),
 	}
-	s.patients = &patientAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
-	s.practice = &practiceAPI{s: s, writes: cfg.People, reads: cfg.PeopleReads}
+	s.patients, s.practice = people.New(people.Config{Writes: cfg.People, Reads: cfg.PeopleReads,
+		Bookings: cfg.Bookings, Appointments: cfg.Reads, Fail: s.fail, WithLog: s.withRequestLog,
+		Timeout: callTimeout, MaxListed: maxListed})
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }
@@ -184,7 +189,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 		s.logFor(ctx).Error("http: handler panicked", "panic", v,
 			"method", string(ctx.Method()), "path", string(ctx.Path()), "stack", string(debug.Stack()))
 		ctx.Response.Reset()
-		writeProblem(ctx, shared.CodeInternal, internalDetail)
+		wire.WriteProblem(ctx, shared.CodeInternal, wire.InternalDetail)
 	}
 	ctx.Response.Header.Set(requestIDHeader, requestID(ctx))
 	status := ctx.Response.StatusCode()
@@ -215,9 +220,9 @@ func (s *Server) requestError(ctx *fasthttp.RequestCtx, err error) {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		s.fail(ctx, gateway.ErrPayloadTooLarge)
 	case errors.As(err, &small):
-		s.fail(ctx, errHeadersTooLarge)
+		s.fail(ctx, wire.ErrHeadersTooLarge)
 	default:
-		s.fail(ctx, errUnparsable)
+		s.fail(ctx, wire.ErrUnparsable)
 	}
 }
 
@@ -230,3 +235,17 @@ type fasthttpLogger struct{ log *slog.Logger }
 func (l fasthttpLogger) Printf(format string, _ ...any) {
 	l.log.Warn("http: fasthttp", "msg", format)
 }
+
+// AuthConfig says how bearer tokens are checked (see auth.Config).
+type AuthConfig = auth.Config
+
+// The bounds of the token checks and the refusal of a missing secret, named
+// here too so that a caller configures the server from one package.
+const (
+	MinSecretLen       = auth.MinSecretLen
+	DefaultMaxLifetime = auth.DefaultMaxLifetime
+)
+
+// ErrNoSecret is NewServer's answer to a configuration that neither has a
+// usable secret nor disables authentication explicitly.
+var ErrNoSecret = auth.ErrNoSecret

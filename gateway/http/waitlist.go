@@ -9,6 +9,8 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
@@ -25,19 +27,19 @@ type waitlistBody struct {
 
 // joinWaitlist is POST /api/waitlist: 201 {"id"} of the caller's place in the
 // line of the doctor's day; joining the same day again gives the same id.
-func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	var b waitlistBody
 	if err := json.Unmarshal(ctx.PostBody(), &b); err != nil || !bytes.HasPrefix(bytes.TrimSpace(ctx.PostBody()), []byte("{")) {
-		s.fail(ctx, invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
+		s.fail(ctx, wire.Invalid(`the body must be a JSON object like {"doctorId":42,"date":"2026-10-12"}`))
 		return
 	}
-	doctor, ok := parseID(b.DoctorID)
+	doctor, ok := wire.ParseID(b.DoctorID)
 	if !ok {
-		s.fail(ctx, invalid("doctorId must be a positive integer"))
+		s.fail(ctx, wire.Invalid("doctorId must be a positive integer"))
 		return
 	}
 	if _, err := shared.ParseDate(b.Date); err != nil {
-		s.fail(ctx, invalid(err.Error()))
+		s.fail(ctx, wire.Invalid(err.Error()))
 		return
 	}
 	patient, err := waitlistPatient(who, b.PatientID)
@@ -47,14 +49,14 @@ func (s *Server) joinWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte)
 	}
 	res, ok := askWaitlist(s, ctx, shared.WaitlistRequest{Op: shared.WaitlistJoin, PatientID: patient, DoctorID: doctor, Date: b.Date})
 	if ok {
-		writeJSON(ctx, fasthttp.StatusCreated, struct {
+		wire.WriteJSON(ctx, fasthttp.StatusCreated, struct {
 			ID int64 `json:"id"`
 		}{res.ID})
 	}
 }
 
 // listWaitlist is GET /api/waitlist: the caller's entries, newest first.
-func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte) {
+func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
 	if err != nil {
 		s.fail(ctx, err)
@@ -66,17 +68,17 @@ func (s *Server) listWaitlist(ctx *fasthttp.RequestCtx, who principal, _ []byte)
 		if entries == nil {
 			entries = []shared.WaitlistEntry{}
 		}
-		writeJSON(ctx, fasthttp.StatusOK, struct {
+		wire.WriteJSON(ctx, fasthttp.StatusOK, struct {
 			Entries []shared.WaitlistEntry `json:"entries"`
 		}{entries})
 	}
 }
 
 // leaveWaitlist is DELETE /api/waitlist/{id}: 204, also when it had ended.
-func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []byte) {
-	id, ok := parseID(param)
+func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
+	id, ok := wire.ParseID(param)
 	if !ok {
-		s.fail(ctx, invalid("the waitlist entry id must be a positive integer"))
+		s.fail(ctx, wire.Invalid("the waitlist entry id must be a positive integer"))
 		return
 	}
 	patient, err := waitlistPatient(who, ctx.QueryArgs().Peek("patientId"))
@@ -91,21 +93,21 @@ func (s *Server) leaveWaitlist(ctx *fasthttp.RequestCtx, who principal, param []
 
 // waitlistPatient is the patient a waitlist call is for: the token's, or the
 // one named (raw) by an admin. A patient naming another is FORBIDDEN.
-func waitlistPatient(who principal, raw []byte) (int64, error) {
+func waitlistPatient(who auth.Principal, raw []byte) (int64, error) {
 	if len(raw) == 0 {
 		switch {
-		case who.patientID > 0:
-			return who.patientID, nil
-		case !who.admin:
-			return 0, errNotPatient // a doctor's or staff token has no waitlist
+		case who.PatientID > 0:
+			return who.PatientID, nil
+		case !who.Admin:
+			return 0, auth.ErrNotPatient // a doctor's or staff token has no waitlist
 		}
-		return 0, invalid("patientId is required with an admin token")
+		return 0, wire.Invalid("patientId is required with an admin token")
 	}
-	patient, ok := parseID(raw)
+	patient, ok := wire.ParseID(raw)
 	if !ok {
-		return 0, invalid("patientId must be a positive integer")
+		return 0, wire.Invalid("patientId must be a positive integer")
 	}
-	if !who.mayActFor(patient) {
+	if !who.MayActFor(patient) {
 		return 0, gateway.ErrForbidden
 	}
 	return patient, nil

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"termin/gateway/http/auth"
 
 	"github.com/valyala/fasthttp"
 
@@ -21,7 +22,7 @@ func isWebPath(path []byte) bool {
 // them safe (a strict Content-Security-Policy, no sniffing, no framing) and
 // cheap to revalidate (ETag; the page's links name each file's hash, so a
 // file asked for by its hash may be cached for good).
-func (s *Server) servePage(ctx *fasthttp.RequestCtx, _ principal, _ []byte) {
+func (s *Server) servePage(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	a, ok := web.Lookup(string(ctx.Path()))
 	if !ok {
 		s.fail(ctx, gateway.ErrNotFound)

@@ -1,19 +1,20 @@
-package http
+package wire
 
 import (
 	"encoding/json"
-	"termin/gateway"
-	"termin/shared"
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"termin/gateway"
+	"termin/shared"
 )
 
-// appointmentJSON is an appointment as the API shows it. The slot's doctor
+// AppointmentJSON is an appointment as the API shows it. The slot's doctor
 // and times are there whenever the gateway knows them: always on reads and
 // reschedules, not on a booking's answer (the booker's decision carries the
 // slot id only, and a read per booking would cost the 7:00 burst).
-type appointmentJSON struct {
+type AppointmentJSON struct {
 	ID        int64  `json:"id"`
 	SlotID    int64  `json:"slotId"`
 	PatientID int64  `json:"patientId"`
@@ -27,34 +28,34 @@ type appointmentJSON struct {
 	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
-func toAppointmentJSON(a gateway.Appointment) appointmentJSON {
-	j := appointmentJSON{
+func ToAppointmentJSON(a gateway.Appointment) AppointmentJSON {
+	j := AppointmentJSON{
 		ID:        a.ID,
 		SlotID:    a.SlotID,
 		PatientID: a.PatientID,
 		Status:    string(a.Status),
-		CreatedAt: formatTime(a.CreatedAt),
+		CreatedAt: FormatTime(a.CreatedAt),
 		DoctorID:  a.DoctorID,
 	}
 	if !a.StartAt.IsZero() {
-		j.StartAt = formatTime(a.StartAt)
+		j.StartAt = FormatTime(a.StartAt)
 	}
 	if !a.EndAt.IsZero() {
-		j.EndAt = formatTime(a.EndAt)
+		j.EndAt = FormatTime(a.EndAt)
 	}
 	if a.Status == gateway.StatusHeld && !a.ExpiresAt.IsZero() {
-		j.ExpiresAt = formatTime(a.ExpiresAt)
+		j.ExpiresAt = FormatTime(a.ExpiresAt)
 	}
 	return j
 }
 
-// appointmentsJSON is a patient's list; never null.
-type appointmentsJSON struct {
-	Appointments []appointmentJSON `json:"appointments"`
+// AppointmentsJSON is a patient's list; never null.
+type AppointmentsJSON struct {
+	Appointments []AppointmentJSON `json:"appointments"`
 }
 
-// doctorJSON is a doctor as the API shows it.
-type doctorJSON struct {
+// DoctorJSON is a doctor as the API shows it.
+type DoctorJSON struct {
 	ID         int64  `json:"id"`
 	Name       string `json:"name"`
 	Specialty  string `json:"specialty"`
@@ -62,28 +63,28 @@ type doctorJSON struct {
 	PracticeID int64  `json:"practiceId,omitempty"`
 }
 
-// slotsDoctorJSON names the doctor of a slot list.
-type slotsDoctorJSON struct {
+// SlotsDoctorJSON names the doctor of a slot list.
+type SlotsDoctorJSON struct {
 	Name      string `json:"name"`
 	Specialty string `json:"specialty"`
 }
 
-// doctorsJSON is the list of doctors; never null.
-type doctorsJSON struct {
-	Doctors []doctorJSON `json:"doctors"`
+// DoctorsJSON is the list of doctors; never null.
+type DoctorsJSON struct {
+	Doctors []DoctorJSON `json:"doctors"`
 }
 
-// queuedJSON is the 202 answer of a request that waits in the queue. A
+// QueuedJSON is the 202 answer of a request that waits in the queue. A
 // cancellation has no position, hence omitempty.
-type queuedJSON struct {
+type QueuedJSON struct {
 	Status            string `json:"status"`
 	Position          int    `json:"position,omitempty"`
 	RetryAfterSeconds int    `json:"retryAfterSeconds"`
 }
 
-// slotJSON is a slot as the listing shows it. OpensAt is set only for a
+// SlotJSON is a slot as the listing shows it. OpensAt is set only for a
 // slot not yet open for booking: booking it before then is 409 SLOT_CLOSED.
-type slotJSON struct {
+type SlotJSON struct {
 	ID        int64  `json:"id"`
 	StartAt   string `json:"startAt"`
 	EndAt     string `json:"endAt"`
@@ -93,44 +94,44 @@ type slotJSON struct {
 	Insurance string `json:"insurance,omitempty"`
 }
 
-// slotsJSON is the answer of the slot listing; Slots is never nil, so that
+// SlotsJSON is the answer of the slot listing; Slots is never nil, so that
 // an empty day is [] rather than null. Doctor is there when the doctor has a
 // name on record; it has no id of its own (doctorId is it), so that the
 // only "id" keys of the answer are the slots'.
-type slotsJSON struct {
+type SlotsJSON struct {
 	DoctorID int64            `json:"doctorId"`
-	Doctor   *slotsDoctorJSON `json:"doctor,omitempty"`
+	Doctor   *SlotsDoctorJSON `json:"doctor,omitempty"`
 	Date     string           `json:"date"`
-	Slots    []slotJSON       `json:"slots"`
+	Slots    []SlotJSON       `json:"slots"`
 }
 
-func toSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time.Time) slotsJSON {
-	out := slotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]slotJSON, 0, len(slots))}
+func ToSlotsJSON(doctorID int64, day shared.Date, slots []gateway.Slot, now time.Time) SlotsJSON {
+	out := SlotsJSON{DoctorID: doctorID, Date: day.String(), Slots: make([]SlotJSON, 0, len(slots))}
 	for _, sl := range slots {
-		j := slotJSON{
+		j := SlotJSON{
 			ID:        sl.ID,
-			StartAt:   formatTime(sl.StartAt),
-			EndAt:     formatTime(sl.EndAt),
+			StartAt:   FormatTime(sl.StartAt),
+			EndAt:     FormatTime(sl.EndAt),
 			Capacity:  sl.Capacity,
 			Available: sl.Available(),
 			Insurance: sl.Insurance,
 		}
 		if sl.OpensAt.After(now) {
-			j.OpensAt = formatTime(sl.OpensAt)
+			j.OpensAt = FormatTime(sl.OpensAt)
 		}
 		out.Slots = append(out.Slots, j)
 	}
 	return out
 }
 
-// formatTime is the API's time format: RFC 3339 in UTC.
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+// FormatTime is the API's time format: RFC 3339 in UTC.
+func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-// writeJSON answers status with v as the JSON body, ending in a newline so
+// WriteJSON answers status with v as the JSON body, ending in a newline so
 // that a shell's next prompt starts on a line of its own. The response types
 // above hold only strings and numbers, so Marshal cannot fail; if it ever
 // did, the panic becomes a logged 500.
-func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
+func WriteJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		panic(err)

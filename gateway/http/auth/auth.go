@@ -1,4 +1,9 @@
-package http
+// Package auth checks the API's bearer tokens (HS256 JWTs with a role and
+// its scope) and says what the caller they name may do: act for a patient,
+// or see and manage a doctor's days. It is a package of its own, beneath the
+// HTTP server, so that every check of who may do what sits in one place that
+// the routes ask, and the server keeps to routing and answering.
+package auth
 
 import (
 	"bytes"
@@ -17,10 +22,10 @@ import (
 // own plan and days (doctorId claim), practice staff for the doctors of
 // their practice (practiceId claim), an admin for everyone.
 const (
-	rolePatient = "patient"
-	roleDoctor  = "doctor"
-	roleStaff   = "staff"
-	roleAdmin   = "admin"
+	RolePatient = "patient"
+	RoleDoctor  = "doctor"
+	RoleStaff   = "staff"
+	RoleAdmin   = "admin"
 )
 
 // Bounds of the token checks (RFC 8725). The leeway absorbs clock skew
@@ -35,8 +40,8 @@ const (
 	maxTokenLen        = 2048
 )
 
-// AuthConfig says how bearer tokens are checked.
-type AuthConfig struct {
+// Config says how bearer tokens are checked.
+type Config struct {
 	// Secret is the HS256 key, at least MinSecretLen bytes.
 	Secret []byte
 	// Disabled turns authentication off: every caller acts as an admin.
@@ -48,31 +53,13 @@ type AuthConfig struct {
 	MaxLifetime time.Duration
 }
 
-// ErrNoSecret is NewServer's answer to a configuration that neither has a
+// ErrNoSecret is New's answer (and so the HTTP server's) to a configuration that neither has a
 // usable secret nor disables authentication explicitly.
 var ErrNoSecret = fmt.Errorf("AUTH_SECRET must be at least %d bytes (or set AUTH_DISABLED=1 for development)", MinSecretLen)
 
-// principal is who a request acts as: an admin, one patient, one doctor, or
-// the staff of one practice. role is empty for a patient and for the admin
-// of a server without authentication, which keep their older fields.
-type principal struct {
-	admin      bool
-	patientID  int64
-	role       string
-	sub        string
-	doctorID   int64
-	practiceID int64
-}
-
-// mayActFor reports whether the caller may book, read or cancel for the
-// patient: an admin for anyone, a patient only for itself.
-func (p principal) mayActFor(patientID int64) bool {
-	return p.admin || p.patientID == patientID
-}
-
-// authenticator checks bearer tokens. A nil authenticator means
+// Authenticator checks bearer tokens. A nil Authenticator means
 // authentication is off and every caller is an admin.
-type authenticator struct {
+type Authenticator struct {
 	secret      []byte
 	parser      *jwt.Parser
 	maxLifetime time.Duration
@@ -90,7 +77,7 @@ type verifiedTokens struct {
 }
 
 type verifiedToken struct {
-	who   principal
+	who   Principal
 	until time.Time // exp plus the leeway the parser grants
 }
 
@@ -98,14 +85,14 @@ type verifiedToken struct {
 // cleared, which only costs checking each token once more.
 const maxVerifiedTokens = 100_000
 
-func (v *verifiedTokens) get(token []byte, now time.Time) (principal, bool) {
+func (v *verifiedTokens) get(token []byte, now time.Time) (Principal, bool) {
 	v.mu.RLock()
 	e, ok := v.entries[string(token)]
 	v.mu.RUnlock()
 	return e.who, ok && now.Before(e.until)
 }
 
-func (v *verifiedTokens) put(token []byte, who principal, until time.Time) {
+func (v *verifiedTokens) put(token []byte, who Principal, until time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.entries == nil || len(v.entries) >= maxVerifiedTokens {
@@ -114,9 +101,9 @@ func (v *verifiedTokens) put(token []byte, who principal, until time.Time) {
 	v.entries[string(token)] = verifiedToken{who: who, until: until}
 }
 
-// newAuthenticator fails closed: without a secret of MinSecretLen bytes it
+// New fails closed: without a secret of MinSecretLen bytes it
 // returns an error unless authentication is disabled explicitly.
-func newAuthenticator(cfg AuthConfig) (*authenticator, error) {
+func New(cfg Config) (*Authenticator, error) {
 	if cfg.Disabled {
 		return nil, nil
 	}
@@ -134,19 +121,19 @@ func newAuthenticator(cfg AuthConfig) (*authenticator, error) {
 	if cfg.Audience != "" {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
-	return &authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime}, nil
+	return &Authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime}, nil
 }
 
 var bearerPrefix = []byte("bearer ")
 
-// authenticate turns the Authorization header into a principal, or an
+// Authenticate turns the Authorization header into a Principal, or an
 // UNAUTHORIZED error that says what is wrong with the token.
-func (a *authenticator) authenticate(header []byte) (principal, error) {
+func (a *Authenticator) Authenticate(header []byte) (Principal, error) {
 	if a == nil {
-		return principal{admin: true}, nil
+		return Principal{Admin: true}, nil
 	}
 	if len(header) <= len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
-		return principal{}, gateway.ErrUnauthorized
+		return Principal{}, gateway.ErrUnauthorized
 	}
 	token, now := bytes.TrimSpace(header[len(bearerPrefix):]), time.Now()
 	if who, ok := a.verified.get(token, now); ok {
@@ -154,7 +141,7 @@ func (a *authenticator) authenticate(header []byte) (principal, error) {
 	}
 	c, err := a.parse(token, now)
 	if err != nil {
-		return principal{}, err
+		return Principal{}, err
 	}
 	who, err := c.principal()
 	if err == nil {
@@ -164,7 +151,7 @@ func (a *authenticator) authenticate(header []byte) (principal, error) {
 }
 
 // parse checks a token's signature and dates and returns its claims.
-func (a *authenticator) parse(token []byte, now time.Time) (*claims, error) {
+func (a *Authenticator) parse(token []byte, now time.Time) (*claims, error) {
 	if len(token) > maxTokenLen {
 		return nil, fmt.Errorf("%w: the token is too long", gateway.ErrUnauthorized)
 	}
@@ -178,7 +165,7 @@ func (a *authenticator) parse(token []byte, now time.Time) (*claims, error) {
 	return &c, nil
 }
 
-func (a *authenticator) key(*jwt.Token) (any, error) { return a.secret, nil }
+func (a *Authenticator) key(*jwt.Token) (any, error) { return a.secret, nil }
 
 // lifetime refuses a token that would stay valid longer than max: counted
 // from its iat when it has one, and from now in any case.
@@ -195,37 +182,29 @@ func (c *claims) lifetime(now time.Time, max time.Duration) error {
 
 // principal checks the role and its scope: for a patient, that sub is a
 // patient id; for a doctor and staff, their doctorId and practiceId.
-func (c *claims) principal() (principal, error) {
+func (c *claims) principal() (Principal, error) {
 	switch c.Role {
-	case roleAdmin:
-		return principal{admin: true, role: roleAdmin, sub: c.Sub}, nil
-	case roleDoctor:
+	case RoleAdmin:
+		return Principal{Admin: true, Role: RoleAdmin, Sub: c.Sub}, nil
+	case RoleDoctor:
 		if c.DoctorID <= 0 || c.Sub == "" {
-			return principal{}, fmt.Errorf("%w: a doctor's token needs sub and a positive doctorId", gateway.ErrUnauthorized)
+			return Principal{}, fmt.Errorf("%w: a doctor's token needs sub and a positive doctorId", gateway.ErrUnauthorized)
 		}
-		return principal{role: roleDoctor, sub: c.Sub, doctorID: c.DoctorID}, nil
-	case roleStaff:
+		return Principal{Role: RoleDoctor, Sub: c.Sub, DoctorID: c.DoctorID}, nil
+	case RoleStaff:
 		if c.PracticeID <= 0 || c.Sub == "" {
-			return principal{}, fmt.Errorf("%w: a staff token needs sub and a positive practiceId", gateway.ErrUnauthorized)
+			return Principal{}, fmt.Errorf("%w: a staff token needs sub and a positive practiceId", gateway.ErrUnauthorized)
 		}
-		return principal{role: roleStaff, sub: c.Sub, practiceID: c.PracticeID}, nil
-	case rolePatient:
+		return Principal{Role: RoleStaff, Sub: c.Sub, PracticeID: c.PracticeID}, nil
+	case RolePatient:
 		id, err := strconv.ParseInt(c.Sub, 10, 64)
 		if err != nil || id <= 0 {
-			return principal{}, fmt.Errorf("%w: sub must be the patient id as a decimal string", gateway.ErrUnauthorized)
+			return Principal{}, fmt.Errorf("%w: sub must be the patient id as a decimal string", gateway.ErrUnauthorized)
 		}
-		return principal{patientID: id}, nil
+		return Principal{PatientID: id}, nil
 	}
-	return principal{}, fmt.Errorf("%w: role must be %q, %q, %q or %q", gateway.ErrUnauthorized,
-		rolePatient, roleDoctor, roleStaff, roleAdmin)
-}
-
-// authorize is nil when who may act for patientID, else FORBIDDEN.
-func authorize(who principal, patientID int64) error {
-	if who.mayActFor(patientID) {
-		return nil
-	}
-	return gateway.ErrForbidden
+	return Principal{}, fmt.Errorf("%w: role must be %q, %q, %q or %q", gateway.ErrUnauthorized,
+		RolePatient, RoleDoctor, RoleStaff, RoleAdmin)
 }
 
 // tokenProblem says what is wrong with a token in words of its own: the

@@ -1,4 +1,10 @@
-package http
+// Package wire is the API's wire format: the strict reading of request
+// bodies and headers, the JSON shapes of the answers, and the one table from
+// problem codes to HTTP status, title and type that every error is answered
+// from. It is a package of its own, beneath the routes, so that the status
+// and code a client sees for an outcome, and the shape of what it reads, are
+// decided in one place whichever route answers.
+package wire
 
 import (
 	"context"
@@ -8,11 +14,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/valyala/fasthttp"
 
-	"termin/gateway"
 	"termin/shared"
 )
 
@@ -20,9 +24,9 @@ import (
 // type URI, e.g. https://termin.example/problems/slot-full.
 const problemTypeBase = "https://termin.example/problems/"
 
-// internalDetail is all a client learns of an unexpected failure; the error
+// InternalDetail is all a client learns of an unexpected failure; the error
 // itself goes to the log, since it may name tables, hosts or addresses.
-const internalDetail = "the server failed to answer this request; the failure was logged"
+const InternalDetail = "the server failed to answer this request; the failure was logged"
 
 // codeHeadersTooLarge answers a request whose headers exceed the server's
 // read buffer (431). It is the gateway's own: the contract's codes name
@@ -32,8 +36,8 @@ const codeHeadersTooLarge shared.Code = "HEADERS_TOO_LARGE"
 // Errors of requests fasthttp could not read. Their details are fixed: the
 // parser's own message quotes the request's bytes.
 var (
-	errHeadersTooLarge = shared.NewError(codeHeadersTooLarge, "the request headers are too large")
-	errUnparsable      = invalid("the request could not be parsed as HTTP/1.1")
+	ErrHeadersTooLarge = shared.NewError(codeHeadersTooLarge, "the request headers are too large")
+	ErrUnparsable      = Invalid("the request could not be parsed as HTTP/1.1")
 )
 
 // problemSpec is how one code is answered: its status, a short title that
@@ -94,14 +98,14 @@ type problem struct {
 	Code   shared.Code `json:"code"`
 }
 
-// invalid makes an INVALID_REQUEST error whose message says what was wrong,
+// Invalid makes an INVALID_REQUEST error whose message says what was wrong,
 // so that the client can fix its request from the detail alone.
-func invalid(detail string) error { return shared.NewError(shared.CodeInvalidRequest, detail) }
+func Invalid(detail string) error { return shared.NewError(shared.CodeInvalidRequest, detail) }
 
-// codeOf is shared.CodeOf, except that a backend that ran out of time is
+// CodeOf is shared.CodeOf, except that a backend that ran out of time is
 // UNAVAILABLE (retry later) rather than INTERNAL: the contract promises a 503
 // instead of a hang.
-func codeOf(err error) shared.Code {
+func CodeOf(err error) shared.Code {
 	code := shared.CodeOf(err)
 	if code == shared.CodeInternal && errors.Is(err, context.DeadlineExceeded) {
 		return shared.CodeUnavailable
@@ -109,34 +113,10 @@ func codeOf(err error) shared.Code {
 	return code
 }
 
-// fail answers err as a problem. The detail is the error's message, except
-// for INTERNAL and UNAVAILABLE: their causes come from PostgreSQL or NATS and
-// may name users, hosts and databases, so they go to the log and the client
-// gets the code's fixed text.
-func (s *Server) fail(ctx *fasthttp.RequestCtx, err error) {
-	code := codeOf(err)
-	detail := err.Error()
-	switch code {
-	case shared.CodeInternal:
-		s.logFor(ctx).Error("http: internal error", "err", err,
-			"method", string(ctx.Method()), "path", string(ctx.Path()))
-		detail = internalDetail
-	case shared.CodeUnavailable:
-		s.logFor(ctx).Warn("http: unavailable", "err", err,
-			"method", string(ctx.Method()), "path", string(ctx.Path()))
-		detail = gateway.ErrUnavailable.Error()
-	}
-	writeProblem(ctx, code, detail)
-	var wait interface{ RetryAfter() time.Duration }
-	if errors.As(err, &wait) {
-		ctx.Response.Header.Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait.RetryAfter())))
-	}
-}
-
-// writeProblem writes the problem of code with detail, and the headers the
+// WriteProblem writes the problem of code with detail, and the headers the
 // code calls for (Retry-After, WWW-Authenticate). A code missing from the
 // table is answered as INTERNAL rather than with a made-up status.
-func writeProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
+func WriteProblem(ctx *fasthttp.RequestCtx, code shared.Code, detail string) {
 	spec, ok := problems[code]
 	if !ok {
 		code, spec = shared.CodeInternal, problems[shared.CodeInternal]
@@ -178,7 +158,7 @@ func problemBody(code shared.Code, spec problemSpec, detail string) []byte {
 	if err != nil { // cannot happen: every field is a string or an int
 		body = []byte(`{"status":500,"code":"INTERNAL"}`)
 	}
-	body = append(body, '\n') // as writeJSON: the shell's prompt on its own line
+	body = append(body, '\n') // as WriteJSON: the shell's prompt on its own line
 	if problemBodyCount.Load() < maxProblemBodies {
 		if _, loaded := problemBodies.LoadOrStore(k, body); !loaded {
 			problemBodyCount.Add(1)

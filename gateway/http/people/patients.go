@@ -1,4 +1,4 @@
-package http
+package people
 
 import (
 	"bytes"
@@ -12,50 +12,28 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/http/auth"
+	"termin/gateway/http/wire"
 	"termin/shared"
 )
 
-// maxProfileBody bounds a profile's body: a few short fields.
-const maxProfileBody = 4096
+// MaxProfileBody bounds a profile's body: a few short fields.
+const MaxProfileBody = 4096
 
-// patientAPI answers a patient's own routes under /api/patients/me: the
-// profile, the export, the access log and erasure. It is a handler group of
-// its own so that the Server keeps to routing and answering.
-type patientAPI struct {
-	s      *Server
-	writes gateway.People
-	reads  gateway.PeopleReads
-}
-
-// onPatients turns a patientAPI method into a route's handler.
-func onPatients(f func(*patientAPI, *fasthttp.RequestCtx, principal)) handlerFunc {
-	return func(s *Server, ctx *fasthttp.RequestCtx, who principal, _ []byte) {
-		p := s.patients
-		switch {
-		case !who.isPatient():
-			s.fail(ctx, errNotPatient)
-		case p.writes == nil || p.reads == nil:
-			s.fail(ctx, fmt.Errorf("%w: no people service is configured", gateway.ErrUnavailable))
-		default:
-			f(p, ctx, who)
-		}
-	}
-}
-
-// getProfile is GET /api/patients/me: the caller's contact details, or the
+// GetProfile is GET /api/patients/me: the caller's contact details, or the
 // empty profile (German, no consent) of a patient who has none yet.
-func (p *patientAPI) getProfile(ctx *fasthttp.RequestCtx, who principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) GetProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	prof, ok, err := p.reads.Profile(c, who.patientID)
+	prof, ok, err := p.Reads.Profile(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	if !ok {
-		prof = shared.Profile{PatientID: who.patientID, Language: "de"}
+		prof = shared.Profile{PatientID: who.PatientID, Language: "de"}
 	}
-	writeJSON(ctx, fasthttp.StatusOK, prof)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, prof)
 }
 
 // profileInput is the body of PUT /api/patients/me. The fields the answer
@@ -73,70 +51,70 @@ type profileInput struct {
 	UpdatedAt any            `json:"updatedAt"`
 }
 
-// putProfile is PUT /api/patients/me: the caller's contact details and
+// PutProfile is PUT /api/patients/me: the caller's contact details and
 // consent per channel, checked here and stored by a booker.
-func (p *patientAPI) putProfile(ctx *fasthttp.RequestCtx, who principal) {
+func (p *Patients) PutProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	in, err := parseProfile(ctx.PostBody())
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	prof := shared.Profile{PatientID: who.patientID, Name: in.Name, Email: in.Email, Phone: in.Phone,
+	prof := shared.Profile{PatientID: who.PatientID, Name: in.Name, Email: in.Email, Phone: in.Phone,
 		Language: in.Language, Insurance: in.Insurance, Consent: in.Consent}
 	if prof.Language == "" {
 		prof.Language = "de"
 	}
 	if err := shared.ValidProfile(prof); err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	stored, err := p.writes.PutProfile(c, prof)
+	stored, err := p.Writes.PutProfile(c, prof)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, stored)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, stored)
 }
 
 func parseProfile(body []byte) (profileInput, error) {
 	var in profileInput
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' {
-		return in, invalid(`the body must be a JSON object like {"name":"Anna","email":"anna@example.org","language":"de","consent":{"email":true,"sms":false}}`)
+		return in, wire.Invalid(`the body must be a JSON object like {"name":"Anna","email":"anna@example.org","language":"de","consent":{"email":true,"sms":false}}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return in, invalid("the body is not a valid profile: " + err.Error())
+		return in, wire.Invalid("the body is not a valid profile: " + err.Error())
 	}
 	if err := dec.Decode(&struct{}{}); !errors.Is(err, io.EOF) {
-		return in, invalid("the body has data after the profile")
+		return in, wire.Invalid("the body has data after the profile")
 	}
 	return in, nil
 }
 
-// erase is DELETE /api/patients/me: the caller's upcoming appointments are
+// Erase is DELETE /api/patients/me: the caller's upcoming appointments are
 // cancelled through the queue (their places freed once, the gateways told),
 // then a booker erases the personal data, cancelling any booking that got in
 // meanwhile. 204 once done.
-func (p *patientAPI) erase(ctx *fasthttp.RequestCtx, who principal) {
-	c, cancel := context.WithTimeout(context.Background(), 2*callTimeout)
+func (p *Patients) Erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), 2*p.Timeout)
 	defer cancel()
-	list, err := p.s.reads.PatientAppointments(c, who.patientID, maxListed)
+	list, err := p.Appointments.PatientAppointments(c, who.PatientID, p.MaxListed)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
 	now := time.Now()
 	for _, a := range list {
 		if (a.Status == gateway.StatusBooked || a.Status == gateway.StatusHeld) && a.StartAt.After(now) {
 			// A refusal (a cutoff) or a queued answer leaves it to the erasure.
-			_, _ = p.s.bookings.RequestCancellation(c, a)
+			_, _ = p.Bookings.RequestCancellation(c, a)
 		}
 	}
-	if _, err := p.writes.Erase(c, who.patientID); err != nil {
-		p.s.fail(ctx, err)
+	if _, err := p.Writes.Erase(c, who.PatientID); err != nil {
+		p.fail(ctx, err)
 		return
 	}
 	ctx.Response.Header.SetNoDefaultContentType(true)
@@ -162,23 +140,23 @@ func toAccessJSON(list []gateway.AccessEntry) []accessEntryJSON {
 	return out
 }
 
-// accessLog is GET /api/patients/me/access-log: who read the caller's
+// AccessLog is GET /api/patients/me/access-log: who read the caller's
 // appointments, when and why, latest first.
-func (p *patientAPI) accessLog(ctx *fasthttp.RequestCtx, who principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) AccessLog(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	list, err := p.reads.AccessLog(c, who.patientID)
+	list, err := p.Reads.AccessLog(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"entries": toAccessJSON(list)})
+	wire.WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"entries": toAccessJSON(list)})
 }
 
 // exportJSON is everything held about the caller.
 type exportJSON struct {
 	Profile      *shared.Profile        `json:"profile"`
-	Appointments []appointmentJSON      `json:"appointments"`
+	Appointments []wire.AppointmentJSON `json:"appointments"`
 	Waitlist     []shared.WaitlistEntry `json:"waitlist"`
 	Messages     []messageJSON          `json:"messages"`
 	AccessLog    []accessEntryJSON      `json:"accessLog"`
@@ -191,43 +169,43 @@ type messageJSON struct {
 	SentAt  time.Time `json:"sentAt"`
 }
 
-// export is GET /api/patients/me/export: the caller's data as one JSON
+// Export is GET /api/patients/me/export: the caller's data as one JSON
 // document (GDPR art. 15 and 20), served as a download.
-func (p *patientAPI) export(ctx *fasthttp.RequestCtx, who principal) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
+func (p *Patients) Export(ctx *fasthttp.RequestCtx, who auth.Principal) {
+	c, cancel := context.WithTimeout(context.Background(), p.Timeout)
 	defer cancel()
-	x, err := p.reads.Export(c, who.patientID)
+	x, err := p.Reads.Export(c, who.PatientID)
 	if err != nil {
-		p.s.fail(ctx, err)
+		p.fail(ctx, err)
 		return
 	}
-	out := exportJSON{Profile: x.Profile, Appointments: make([]appointmentJSON, 0, len(x.Appointments)),
+	out := exportJSON{Profile: x.Profile, Appointments: make([]wire.AppointmentJSON, 0, len(x.Appointments)),
 		Waitlist: x.Waitlist, Messages: make([]messageJSON, 0, len(x.Messages)), AccessLog: toAccessJSON(x.AccessLog)}
 	if out.Waitlist == nil {
 		out.Waitlist = []shared.WaitlistEntry{}
 	}
 	for _, a := range x.Appointments {
-		out.Appointments = append(out.Appointments, toAppointmentJSON(a))
+		out.Appointments = append(out.Appointments, wire.ToAppointmentJSON(a))
 	}
 	for _, m := range x.Messages {
 		out.Messages = append(out.Messages, messageJSON{Channel: m.Channel, Kind: m.Kind, To: m.Address, SentAt: m.SentAt.UTC()})
 	}
 	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="termin-export.json"`)
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
-// logRead records a read of patients' appointments by an identified doctor,
+// LogRead records a read of patients' appointments by an identified doctor,
 // staff member or admin before the read is answered; with authentication
 // disabled nobody is identified and nothing is recorded. A read whose record
 // cannot be written is not answered (UNAVAILABLE).
-func (p *patientAPI) logRead(c context.Context, who principal, patients []int64, reason string, doctorID int64, day string) error {
-	if who.role == "" || who.role == rolePatient || len(patients) == 0 {
+func (p *Patients) LogRead(c context.Context, who auth.Principal, patients []int64, reason string, doctorID int64, day string) error {
+	if who.Role == "" || who.Role == auth.RolePatient || len(patients) == 0 {
 		return nil
 	}
-	if p.writes == nil {
+	if p.Writes == nil {
 		return fmt.Errorf("%w: the access log cannot be written", gateway.ErrUnavailable)
 	}
-	role, id := who.reader()
-	return p.writes.RecordAccess(c, shared.AccessRecord{PatientIDs: patients, ReaderRole: role, ReaderID: id,
+	role, id := who.Reader()
+	return p.Writes.RecordAccess(c, shared.AccessRecord{PatientIDs: patients, ReaderRole: role, ReaderID: id,
 		Reason: reason, DoctorID: doctorID, Date: day})
 }

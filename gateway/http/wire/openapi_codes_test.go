@@ -1,4 +1,4 @@
-package http
+package wire
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // added to the table and not to the document fails here, even before an
 // end-to-end test meets it.
 func TestEveryProblemCodeIsInTheOpenAPIDocument(t *testing.T) {
-	doc, err := os.ReadFile("../../openapi.yaml")
+	doc, err := os.ReadFile("../../../openapi.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
