@@ -20,6 +20,7 @@ import (
 	"termin/booker/jetstream/announce"
 	"termin/booker/people"
 	"termin/booker/postgres"
+	"termin/booker/postgres/replication"
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations"
@@ -35,7 +36,7 @@ type App struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	events   events
-	repl     *postgres.ReplicationCollector
+	repl     *replication.Collector
 	// Store is the booker's decision core, exposed for tests that check the database.
 	Store *postgres.Store
 	// waitlist keeps the waitlist's entries and offers freed places; plans
@@ -96,7 +97,7 @@ func (a *App) start(ctx context.Context) (err error) {
 		return err
 	}
 	reg := a.registry()
-	if a.repl, err = postgres.NewReplicationCollector(a.cfg.DatabaseURL); err != nil {
+	if a.repl, err = replication.NewCollector(a.cfg.DatabaseURL); err != nil {
 		return err
 	}
 	a.observe(reg, js)

@@ -1,4 +1,4 @@
-package postgres_test
+package replication_test
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
-	"termin/booker/postgres"
+	"termin/booker/postgres/replication"
 	"termin/migrations/pglocal"
 	"termin/shared/poll"
 )
 
-// TestReplicationCollectorSeesCommitsWaitingForAMissingStandby makes the
+// TestCollectorSeesCommitsWaitingForAMissingStandby makes the
 // hang a promoted standby suffers when it keeps its former primary's
 // synchronous_standby_names: a private server naming a standby that does not
 // exist, and a commit that waits for it. The collector must report the
 // waiting commit and no synchronous standby, on its own connection, while the
 // commit hangs; once the setting is reset the commit returns and the gauge
 // falls to 0.
-func TestReplicationCollectorSeesCommitsWaitingForAMissingStandby(t *testing.T) {
+func TestCollectorSeesCommitsWaitingForAMissingStandby(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -38,7 +38,7 @@ func TestReplicationCollectorSeesCommitsWaitingForAMissingStandby(t *testing.T) 
 	admin := connectConn(t, ctx, c.URL())
 	execAll(t, ctx, admin, `CREATE TABLE t (v int)`, // before the setting: this commit would wait too
 		`ALTER SYSTEM SET synchronous_standby_names = 'gone'`, `SELECT pg_reload_conf()`)
-	col, err := postgres.NewReplicationCollector(c.URL())
+	col, err := replication.NewCollector(c.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,9 @@
-package postgres
+// Package replication reports how the PostgreSQL primary the booker writes
+// to replicates, for the operator's dashboards and alerts. It queries on a
+// connection of its own, apart from the decisions' pool, because the fault it
+// exists to show (commits waiting for a standby that is gone) holds every
+// connection of that pool.
+package replication
 
 import (
 	"context"
@@ -8,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// ReplicationCollector reports, at each scrape, how the primary the booker
+// Collector reports, at each scrape, how the primary the booker
 // writes to replicates: commits waiting for a synchronous standby, the
 // synchronous standbys streaming, and the WAL timeline, which grows by one at
 // each promotion. A promoted standby that kept synchronous_standby_names
@@ -16,7 +21,7 @@ import (
 // longer exists, with no error anywhere: these gauges are how an operator
 // sees it. It reads on a pool of its own, one connection: when commits hang,
 // the booker's own pool is all held by them.
-type ReplicationCollector struct {
+type Collector struct {
 	pool                      *pgxpool.Pool
 	waiting, standbys, timeln *prometheus.Desc
 }
@@ -30,9 +35,9 @@ const replicationQuery = `SELECT
   CASE WHEN pg_is_in_recovery() THEN 0
        ELSE ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int END`
 
-// NewReplicationCollector opens its one connection to url lazily (a
+// NewCollector opens its one connection to url lazily (a
 // server down now does not keep the booker from starting).
-func NewReplicationCollector(url string) (*ReplicationCollector, error) {
+func NewCollector(url string) (*Collector, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, err
@@ -43,7 +48,7 @@ func NewReplicationCollector(url string) (*ReplicationCollector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ReplicationCollector{pool: pool,
+	return &Collector{pool: pool,
 		waiting: prometheus.NewDesc("booker_db_commits_waiting_standby",
 			"Sessions on the primary whose commit waits for a synchronous standby (wait_event SyncRep).", nil, nil),
 		standbys: prometheus.NewDesc("booker_db_sync_standbys",
@@ -54,7 +59,7 @@ func NewReplicationCollector(url string) (*ReplicationCollector, error) {
 }
 
 // Describe implements prometheus.Collector.
-func (c *ReplicationCollector) Describe(ch chan<- *prometheus.Desc) {
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.waiting
 	ch <- c.standbys
 	ch <- c.timeln
@@ -63,7 +68,7 @@ func (c *ReplicationCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. A server that does not answer
 // within a second reports nothing: the gauges go missing rather than lie,
 // and booker_ready says the database is gone.
-func (c *ReplicationCollector) Collect(ch chan<- prometheus.Metric) {
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var waiting, standbys, timeline int64
@@ -76,4 +81,4 @@ func (c *ReplicationCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // Close closes the collector's connection.
-func (c *ReplicationCollector) Close() { c.pool.Close() }
+func (c *Collector) Close() { c.pool.Close() }
