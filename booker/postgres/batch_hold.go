@@ -226,14 +226,15 @@ func (b *batch) confirm(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range expired {
-		for _, f := range e.Slots {
-			b.freeSlots(e.ID, e.PatientID, f.SlotID)
-		}
-		b.out[i] = booker.Outcome{Err: booker.ErrHoldExpired, Confirmation: booker.Confirmation{Appointment: e.Appointment, Expired: &e}}
-		return nil
+	if len(expired) == 0 {
+		return b.confirmUnchanged(ctx, i)
 	}
-	return b.confirmUnchanged(ctx, i)
+	e := expired[0] // the one hold confirmed
+	for _, f := range e.Slots {
+		b.freeSlots(e.ID, e.PatientID, f.SlotID)
+	}
+	b.out[i] = booker.Outcome{Err: booker.ErrHoldExpired, Confirmation: booker.Confirmation{Appointment: e.Appointment, Expired: &e}}
+	return nil
 }
 
 // confirmUnchanged answers a confirmation that changed nothing: a booking

@@ -114,8 +114,6 @@ func (r *Report) Held() bool {
 	return r.Passed
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
 func fmtMS(v float64) string {
 	if v >= 100 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
