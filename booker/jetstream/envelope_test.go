@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"termin/booker/jetstream"
 	"termin/shared"
+	"termin/shared/poll"
 )
 
 // TestEnvelopeDecidesEachCommand: the commands of an envelope are each
@@ -102,6 +104,7 @@ func TestEnvelopeOutOfBoundsIsParkedWhole(t *testing.T) {
 			q := newQueue(t, svc)
 			q.publishRaw(envelopeSubject(q), fmt.Sprint("env-", name), data)
 			q.run()
+			q.parkedAtLeast(1)
 			q.settled()
 			q.wantParked(svc, 1, 0) // the envelope, cut to its bound when longer
 		})
@@ -183,6 +186,19 @@ func (q *queue) wantParked(svc *fakeDecider, parked, decided int) {
 	if n := svc.decided(); n != decided {
 		q.t.Errorf("the database saw %d commands, want %d", n, decided)
 	}
+}
+
+// parkedAtLeast waits until n messages are parked as malformed. A consumer
+// can report nothing pending an instant before it delivers a message just
+// stored, so settled alone does not prove that the message was handled.
+func (q *queue) parkedAtLeast(n int) {
+	q.t.Helper()
+	poll.For(q.t, 10*time.Second, 10*time.Millisecond, func() error {
+		if got := testutil.ToFloat64(q.metrics.Terminated.WithLabelValues("malformed")); got < float64(n) {
+			return fmt.Errorf("%v messages parked as malformed, waiting for %d", got, n)
+		}
+		return nil
+	})
 }
 
 // deadLetters is the number of messages on the dead-letter stream.
