@@ -26,6 +26,11 @@ prereqs:
 # so far (one line per test when the output is not a terminal), then one
 # summary line; make's exit status is non-zero when a test fails.
 # GOTESTSUM_JSONFILE=file keeps every event, with per-test timings.
+# A test that fails is run once more, alone; one that fails again fails
+# make test. One that passes the second time is named in the last lines
+# (from .test-reruns) as flaky: timings on two shared cores are noisy, and
+# a flaky test is a defect to fix, not a reason to lose the run. More than
+# three failures, or a data race, are not run again.
 GOTESTSUM   := $(GO) run gotest.tools/gotestsum@v1.13.0
 FIRST       := %/system/... %/loadtest/...
 TEST_PKGS    = $(foreach m,$(FIRST),$(filter $(m),$(MODULES))) $(filter-out $(FIRST),$(MODULES))
@@ -34,7 +39,9 @@ TEST_FORMAT ?=
 test: prereqs
 	@fmt='$(TEST_FORMAT)'; [ -n "$$fmt" ] || { [ -t 1 ] && fmt=dots-v2 || fmt=testname; }; \
 	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
-		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS) $(TEST_PKGS)
+		--rerun-fails=1 --rerun-fails-max-failures=3 --rerun-fails-abort-on-data-race \
+		--rerun-fails-report=.test-reruns --packages='$(TEST_PKGS)' \
+		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS)
 
 .PHONY: failover-test partition-test
 # The database's machine lost mid-burst (about 100 s; build tag failover, so
