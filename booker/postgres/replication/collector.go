@@ -50,7 +50,7 @@ func NewCollector(url string) (*Collector, error) {
 	}
 	return &Collector{pool: pool,
 		waiting: prometheus.NewDesc("booker_db_commits_waiting_standby",
-			"Sessions on the primary whose commit waits for a synchronous standby (wait_event SyncRep).", nil, nil),
+			"Connections on the primary whose commit waits for a synchronous standby (wait_event SyncRep).", nil, nil),
 		standbys: prometheus.NewDesc("booker_db_sync_standbys",
 			"Standbys streaming from the primary as synchronous (sync or quorum) standbys.", nil, nil),
 		timeln: prometheus.NewDesc("booker_db_timeline",
