@@ -117,36 +117,36 @@ func (o Options) WithDefaults() Options {
 		o.Scenario = ScenarioOpening
 	}
 	d := scenarioDefaults[o.Scenario]
-	setF(&o.Rate, d.rate)
-	setD(&o.Duration, d.duration)
+	Default(&o.Rate, d.rate)
+	Default(&o.Duration, d.duration)
 	if o.Scenario != ScenarioDay {
-		setF(&o.ReadsRate, d.reads)
+		Default(&o.ReadsRate, d.reads)
 	}
-	setI(&o.Patients, 20_000)
-	setI(&o.SingleSlots, 30)
-	setI(&o.GroupSlots, 10)
-	setI(&o.GroupCapacity, 10)
-	setI(&o.ReadDoctors, 20)
-	setF(&o.Impatient, 0.05)
+	Default(&o.Patients, 20_000)
+	Default(&o.SingleSlots, 30)
+	Default(&o.GroupSlots, 10)
+	Default(&o.GroupCapacity, 10)
+	Default(&o.ReadDoctors, 20)
+	Default(&o.Impatient, 0.05)
 	o.Impatient = max(o.Impatient, 0)
-	setD(&o.FollowUp, 60*time.Second)
-	setF(&o.RampStep, 500)
-	setD(&o.StepDuration, 5*time.Second)
-	setI(&o.HugeCapacity, 1_000_000)
-	setI(&o.DayDoctors, 2_000)
-	setI(&o.DayDays, 14)
-	setI(&o.DaySlots, 40)
-	setI(&o.AllDoctors, 2_000)
-	setI(&o.AllSlots, 40)
-	setF(&o.GroupShare, 0.1)
-	setD(&o.OpensIn, 10*time.Second)
+	Default(&o.FollowUp, 60*time.Second)
+	Default(&o.RampStep, 500)
+	Default(&o.StepDuration, 5*time.Second)
+	Default(&o.HugeCapacity, 1_000_000)
+	Default(&o.DayDoctors, 2_000)
+	Default(&o.DayDays, 14)
+	Default(&o.DaySlots, 40)
+	Default(&o.AllDoctors, 2_000)
+	Default(&o.AllSlots, 40)
+	Default(&o.GroupShare, 0.1)
+	Default(&o.OpensIn, 10*time.Second)
 	if o.Skew == "" {
 		o.Skew = SkewUniform
 	}
-	setF(&o.ZipfS, 1.1)
-	setD(&o.SettleTimeout, 2*time.Minute)
-	setI(&o.BaselineConns, 20)
-	setI(&o.Conns, 8_000)
+	Default(&o.ZipfS, 1.1)
+	Default(&o.SettleTimeout, 2*time.Minute)
+	Default(&o.BaselineConns, 20)
+	Default(&o.Conns, 8_000)
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
 	}
@@ -203,20 +203,11 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-func setF(v *float64, d float64) {
-	if *v == 0 {
-		*v = d
-	}
-}
-
-func setD(v *time.Duration, d time.Duration) {
-	if *v == 0 {
-		*v = d
-	}
-}
-
-func setI(v *int, d int) {
-	if *v == 0 {
+// Default sets *v to d when *v is its zero value: an option left unset
+// takes its default.
+func Default[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
 		*v = d
 	}
 }

@@ -75,12 +75,21 @@ type PatientRequest struct {
 	Profile   *Profile `json:"profile,omitempty"`
 }
 
+// Answer is what every answer to a patient, practice or access request
+// carries: the version and, on failure, the problem code and its detail.
+type Answer struct {
+	V      int    `json:"v"`
+	Code   Code   `json:"code,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Refuse makes the answer a failure with code and detail.
+func (a *Answer) Refuse(code Code, detail string) { a.V, a.Code, a.Detail = Version, code, detail }
+
 // PatientResult is a booker's answer: Code and Detail on failure, else the
 // stored profile (put) or the appointments erasure cancelled.
 type PatientResult struct {
-	V         int      `json:"v"`
-	Code      Code     `json:"code,omitempty"`
-	Detail    string   `json:"detail,omitempty"`
+	Answer
 	Profile   *Profile `json:"profile,omitempty"`
 	Cancelled int      `json:"cancelled,omitempty"`
 }
@@ -114,9 +123,7 @@ type PracticeRequest struct {
 // PracticeResult is a booker's answer: Code and Detail on failure, else the
 // slots the request blocked or unblocked.
 type PracticeResult struct {
-	V      int     `json:"v"`
-	Code   Code    `json:"code,omitempty"`
-	Detail string  `json:"detail,omitempty"`
+	Answer
 	Slots  []int64 `json:"slots,omitempty"`
 	Offers int     `json:"offers,omitempty"`
 }
@@ -135,9 +142,7 @@ type AccessRecord struct {
 
 // AccessResult is a booker's answer to an AccessRecord.
 type AccessResult struct {
-	V      int    `json:"v"`
-	Code   Code   `json:"code,omitempty"`
-	Detail string `json:"detail,omitempty"`
+	Answer
 }
 
 var phonePattern = regexp.MustCompile(`^\+?[0-9 ()/-]{5,30}$`)

@@ -39,9 +39,7 @@ type WaitlistEntry struct {
 // WaitlistResult is a booker's answer: Code and Detail on failure, else the
 // joined entry's ID or the patient's entries.
 type WaitlistResult struct {
-	V       int             `json:"v"`
-	Code    Code            `json:"code,omitempty"`
-	Detail  string          `json:"detail,omitempty"`
+	Answer
 	ID      int64           `json:"id,omitempty"`
 	Entries []WaitlistEntry `json:"entries,omitempty"`
 }

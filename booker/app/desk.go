@@ -24,7 +24,7 @@ type desk struct {
 	log      *slog.Logger
 }
 
-func (d *desk) doPatient(ctx context.Context, req shared.PatientRequest, res *patientResult) error {
+func (d *desk) doPatient(ctx context.Context, req shared.PatientRequest, res *shared.PatientResult) error {
 	res.V = shared.Version
 	if req.V != shared.Version || req.PatientID <= 0 {
 		return shared.NewError(shared.CodeInvalidRequest, "malformed patient request")
@@ -53,7 +53,7 @@ func (d *desk) doPatient(ctx context.Context, req shared.PatientRequest, res *pa
 	return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown patient operation %q", req.Op))
 }
 
-func (d *desk) doAccess(ctx context.Context, req shared.AccessRecord, res *accessResult) error {
+func (d *desk) doAccess(ctx context.Context, req shared.AccessRecord, res *shared.AccessResult) error {
 	res.V = shared.Version
 	if req.V != shared.Version || req.ReaderID == "" || req.Reason == "" ||
 		!slices.Contains([]string{"doctor", "staff", "admin"}, req.ReaderRole) {
@@ -65,7 +65,7 @@ func (d *desk) doAccess(ctx context.Context, req shared.AccessRecord, res *acces
 	return d.people.RecordAccess(ctx, req)
 }
 
-func (d *desk) doPractice(ctx context.Context, req shared.PracticeRequest, res *practiceResult) (err error) {
+func (d *desk) doPractice(ctx context.Context, req shared.PracticeRequest, res *shared.PracticeResult) (err error) {
 	res.V = shared.Version
 	if req.V != shared.Version {
 		return shared.NewError(shared.CodeInvalidRequest, "malformed practice request")

@@ -11,8 +11,9 @@ import (
 	"termin/shared"
 )
 
-// peopleTimeout bounds one people request's transactions.
-const peopleTimeout = 10 * time.Second
+// requestTimeout bounds the transactions of one request a gateway asks a
+// booker to carry out beside the queue (waitlist, patient, practice, access).
+const requestTimeout = 10 * time.Second
 
 // DefaultRetention is how long personal data is kept after it was last
 // needed: a year, the practice's appointment records' usual horizon.
@@ -40,25 +41,20 @@ func (a *App) startPeople() error {
 	return nil
 }
 
-// refusal is the code and detail every people answer carries on failure.
-type refusal interface {
-	refuse(code shared.Code, detail string)
-}
-
 // respond decodes a request of type Q, carries it out with do and answers
 // with R; a malformed request is INVALID_REQUEST and changes nothing, and a
 // failure's cause goes to the log, not to the gateway.
 func respond[Q any, R any, PR interface {
 	*R
-	refusal
+	Refuse(shared.Code, string)
 }](log *slog.Logger, what string, do func(context.Context, Q, PR) error) nats.MsgHandler {
 	return func(m *nats.Msg) {
 		var req Q
 		res := PR(new(R))
 		if err := json.Unmarshal(m.Data, &req); err != nil {
-			res.refuse(shared.CodeInvalidRequest, "malformed "+what+" request")
+			res.Refuse(shared.CodeInvalidRequest, "malformed "+what+" request")
 		} else {
-			ctx, cancel := context.WithTimeout(context.Background(), peopleTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 			err = do(ctx, req, res)
 			cancel()
 			if err != nil {
@@ -67,7 +63,7 @@ func respond[Q any, R any, PR interface {
 					log.Error(what+": request failed", "err", err)
 					detail = "the booker could not carry out the request"
 				}
-				res.refuse(code, detail)
+				res.Refuse(code, detail)
 			}
 		}
 		data, err := json.Marshal(res)
@@ -78,36 +74,6 @@ func respond[Q any, R any, PR interface {
 			log.Warn(what+": answering failed", "err", err)
 		}
 	}
-}
-
-type patientResult struct{ shared.PatientResult }
-
-func (r *patientResult) refuse(c shared.Code, d string) { r.V, r.Code, r.Detail = shared.Version, c, d }
-
-type practiceResult struct{ shared.PracticeResult }
-
-func (r *practiceResult) refuse(c shared.Code, d string) {
-	r.V, r.Code, r.Detail = shared.Version, c, d
-}
-
-type accessResult struct{ shared.AccessResult }
-
-func (r *accessResult) refuse(c shared.Code, d string) { r.V, r.Code, r.Detail = shared.Version, c, d }
-
-// MarshalJSON answers the embedded result itself.
-func (r *patientResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.PatientResult) }
-
-// MarshalJSON answers the embedded result itself.
-func (r *practiceResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.PracticeResult) }
-
-// MarshalJSON answers the embedded result itself.
-func (r *accessResult) MarshalJSON() ([]byte, error) { return json.Marshal(r.AccessResult) }
-
-func (a *App) offerTTL() time.Duration {
-	if a.cfg.OfferTTL > 0 {
-		return a.cfg.OfferTTL
-	}
-	return defaultOfferTTL
 }
 
 // retentionEvery is how often the retention job runs; personal data lives

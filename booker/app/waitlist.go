@@ -2,22 +2,25 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"termin/booker/jetstream/announce"
 	"termin/booker/waitlist"
 	"termin/shared"
 )
 
-// waitlistTimeout bounds one waitlist operation's transaction.
-const waitlistTimeout = 10 * time.Second
-
 // defaultOfferTTL is how long a waitlist offer is held when OfferTTL is zero.
 const defaultOfferTTL = 15 * time.Minute
+
+// offerTTL is how long this booker holds a place offered to the waitlist.
+func (a *App) offerTTL() time.Duration {
+	if a.cfg.OfferTTL > 0 {
+		return a.cfg.OfferTTL
+	}
+	return defaultOfferTTL
+}
 
 // startOffers runs the consumer that offers freed places to the waitlist,
 // in every booker that runs the relay (the offers' events need it), and
@@ -25,15 +28,11 @@ const defaultOfferTTL = 15 * time.Minute
 // bookings. Its consumer shares the work between bookers; the entry's row
 // lock decides.
 func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.Context, ann *announce.Announcer) error {
-	ttl := a.cfg.OfferTTL
-	if ttl <= 0 {
-		ttl = defaultOfferTTL
-	}
 	cons, err := waitlist.Setup(ctx, js, a.cfg.Stream.Namespace)
 	if err != nil {
 		return err
 	}
-	o := &waitlist.Offers{Store: a.waitlist, Consumer: cons, Offer: a.waitlist.HoldOffer(ttl), Announcer: ann, Log: a.cfg.Logger}
+	o := &waitlist.Offers{Store: a.waitlist, Consumer: cons, Offer: a.waitlist.HoldOffer(a.offerTTL()), Announcer: ann, Log: a.cfg.Logger}
 	a.background(func() { _ = o.Run(run) })
 	return nil
 }
@@ -42,7 +41,7 @@ func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.
 // queue group per request, so that every write stays in the booker.
 func (a *App) startWaitlist() error {
 	subject := a.cfg.Stream.Namespace.Subject(shared.WaitlistSubject)
-	if _, err := a.nc.QueueSubscribe(subject, shared.ScheduleQueue, a.answerWaitlist); err != nil {
+	if _, err := a.nc.QueueSubscribe(subject, shared.ScheduleQueue, respond(a.cfg.Logger, "waitlist", a.doWaitlist)); err != nil {
 		return fmt.Errorf("nats: subscribe %s: %w", subject, err)
 	}
 	if err := a.nc.Flush(); err != nil {
@@ -51,32 +50,12 @@ func (a *App) startWaitlist() error {
 	return nil
 }
 
-// answerWaitlist carries out one request and answers it; a malformed request
-// is INVALID_REQUEST and changes nothing.
-func (a *App) answerWaitlist(m *nats.Msg) {
-	res := shared.WaitlistResult{V: shared.Version}
-	var req shared.WaitlistRequest
-	if err := json.Unmarshal(m.Data, &req); err != nil || req.V != shared.Version || req.PatientID <= 0 {
-		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed waitlist request"
-	} else if err := a.doWaitlist(req, &res); err != nil {
-		res.Code, res.Detail = shared.CodeOf(err), err.Error()
-		if res.Code == shared.CodeInternal {
-			a.cfg.Logger.Error("waitlist: request failed", "op", req.Op, "patient", req.PatientID, "err", err)
-			res.Detail = "the booker could not change the waitlist"
-		}
+// doWaitlist carries out one waitlist request of a patient.
+func (a *App) doWaitlist(ctx context.Context, req shared.WaitlistRequest, res *shared.WaitlistResult) (err error) {
+	res.V = shared.Version
+	if req.V != shared.Version || req.PatientID <= 0 {
+		return shared.NewError(shared.CodeInvalidRequest, "malformed waitlist request")
 	}
-	data, err := json.Marshal(res)
-	if err == nil {
-		err = m.Respond(data)
-	}
-	if err != nil {
-		a.cfg.Logger.Warn("waitlist: answering failed", "err", err)
-	}
-}
-
-func (a *App) doWaitlist(req shared.WaitlistRequest, res *shared.WaitlistResult) (err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), waitlistTimeout)
-	defer cancel()
 	switch req.Op {
 	case shared.WaitlistJoin:
 		day, perr := shared.ParseDate(req.Date)

@@ -54,32 +54,22 @@ type FairnessOptions struct {
 // after the opening: 9,600 accounts per class, enough for the ratio's 95 %
 // interval to be about ±5 %.
 func (o FairnessOptions) WithDefaults() FairnessOptions {
-	def := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&o.Doctors, 100)
-	def(&o.Slots, 4)
-	def(&o.Patients, 8)
-	def(&o.Bots, 8)
-	def(&o.BotConns, 10)
-	def(&o.Waves, 12)
-	def(&o.Limit, 5)
-	def(&o.BotKeys, o.Limit)
+	loadtest.Default(&o.Doctors, 100)
+	loadtest.Default(&o.Slots, 4)
+	loadtest.Default(&o.Patients, 8)
+	loadtest.Default(&o.Bots, 8)
+	loadtest.Default(&o.BotConns, 10)
+	loadtest.Default(&o.Waves, 12)
+	loadtest.Default(&o.Limit, 5)
+	loadtest.Default(&o.BotKeys, o.Limit)
 	o.BotKeys = min(o.BotKeys, o.Limit)
-	dur := func(v *time.Duration, d time.Duration) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	dur(&o.OpensIn, 6*time.Second)
-	dur(&o.WaveGap, 8*time.Second)
-	dur(&o.Before, 3*time.Second)
-	dur(&o.After, time.Second)
-	dur(&o.BotPause, 50*time.Millisecond)
-	dur(&o.Window, 10*time.Second)
-	dur(&o.Until, 5*time.Second)
+	loadtest.Default(&o.OpensIn, 6*time.Second)
+	loadtest.Default(&o.WaveGap, 8*time.Second)
+	loadtest.Default(&o.Before, 3*time.Second)
+	loadtest.Default(&o.After, time.Second)
+	loadtest.Default(&o.BotPause, 50*time.Millisecond)
+	loadtest.Default(&o.Window, 10*time.Second)
+	loadtest.Default(&o.Until, 5*time.Second)
 	if o.Zone == nil {
 		o.Zone = time.UTC
 	}
