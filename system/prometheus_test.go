@@ -101,26 +101,36 @@ func (p *prometheus) watch(stop <-chan struct{}) {
 			return
 		case <-tick.C:
 		}
-		var r struct {
-			Data struct {
-				Alerts []struct {
-					Labels map[string]string `json:"labels"`
-					State  string            `json:"state"`
-				} `json:"alerts"`
-			} `json:"data"`
-		}
-		if p.get("/api/v1/alerts", &r) != nil {
+		alerts, err := p.alerts()
+		if err != nil {
 			continue
 		}
 		now := time.Now()
 		p.mu.Lock()
-		for _, a := range r.Data.Alerts {
+		for _, a := range alerts {
 			if name := a.Labels["alertname"]; a.State == "firing" && p.fired[name].IsZero() {
 				p.fired[name] = now
 			}
 		}
 		p.mu.Unlock()
 	}
+}
+
+// alert is one of Prometheus's alerts, pending or firing.
+type alert struct {
+	Labels map[string]string `json:"labels"`
+	State  string            `json:"state"`
+}
+
+// alerts reads the alerts Prometheus holds now.
+func (p *prometheus) alerts() ([]alert, error) {
+	var r struct {
+		Data struct {
+			Alerts []alert `json:"alerts"`
+		} `json:"data"`
+	}
+	err := p.get("/api/v1/alerts", &r)
+	return r.Data.Alerts, err
 }
 
 // firedAt is when the alert was first seen firing; zero if not yet.
@@ -162,18 +172,11 @@ func (p *prometheus) get(path string, v any) error {
 func (p *prometheus) waitQuiet(t *testing.T, name string) {
 	t.Helper()
 	poll.For(t, 30*time.Second, 250*time.Millisecond, func() error {
-		var r struct {
-			Data struct {
-				Alerts []struct {
-					Labels map[string]string `json:"labels"`
-					State  string            `json:"state"`
-				} `json:"alerts"`
-			} `json:"data"`
-		}
-		if err := p.get("/api/v1/alerts", &r); err != nil {
+		alerts, err := p.alerts()
+		if err != nil {
 			return err
 		}
-		for _, a := range r.Data.Alerts {
+		for _, a := range alerts {
 			if a.Labels["alertname"] == name {
 				return fmt.Errorf("%s is %s already: %v", name, a.State, a.Labels)
 			}
