@@ -3,6 +3,8 @@ module termin/gateway
 go 1.26.0
 
 require (
+	github.com/MicahParks/jwkset v0.11.5
+	github.com/MicahParks/keyfunc/v3 v3.9.2
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/nats-io/nats.go v1.56.0
@@ -10,6 +12,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/valyala/fasthttp v1.79.0
 	golang.org/x/sync v0.25.0
+	golang.org/x/time v0.16.0
 	termin/migrations v0.0.0
 	termin/shared v0.0.0
 )
@@ -87,7 +90,6 @@ require (
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 

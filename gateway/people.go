@@ -13,9 +13,13 @@ import (
 // by someone else. The gateway never writes the booking tables.
 type People interface {
 	PutProfile(ctx context.Context, p shared.Profile) (shared.Profile, error)
-	// Erase removes the patient's personal data and returns how many
-	// upcoming appointments it cancelled on the way.
-	Erase(ctx context.Context, patientID int64) (int, error)
+	// Erase removes the patient's personal data once it has no upcoming
+	// active appointment; otherwise it changes nothing and returns how many
+	// remain to be cancelled through the queue first.
+	Erase(ctx context.Context, patientID int64) (remaining int, err error)
+	// Link returns the patient id of a sign-in provider's person, made at
+	// its first sign-in.
+	Link(ctx context.Context, id shared.Identity) (patientID int64, err error)
 	// RecordAccess writes the access-log rows of one read; a read whose
 	// record fails is not answered.
 	RecordAccess(ctx context.Context, r shared.AccessRecord) error

@@ -61,18 +61,63 @@ type Profile struct {
 	UpdatedAt *time.Time   `json:"updatedAt,omitempty"`
 }
 
-// The operations of a PatientRequest.
+// The operations of a PatientRequest: a profile put, an erasure, and the
+// link of a sign-in provider's person to its patient id (made at the
+// first sign-in).
 const (
 	PatientPut   = "put"
 	PatientErase = "erase"
+	PatientLink  = "link"
 )
 
-// PatientRequest is one of a patient's own writes.
+// PatientRequest is one of a patient's own writes. A link names the
+// Identity instead of a PatientID.
 type PatientRequest struct {
-	V         int      `json:"v"`
-	Op        string   `json:"op"`
-	PatientID int64    `json:"patientId"`
-	Profile   *Profile `json:"profile,omitempty"`
+	V         int       `json:"v"`
+	Op        string    `json:"op"`
+	PatientID int64     `json:"patientId,omitempty"`
+	Profile   *Profile  `json:"profile,omitempty"`
+	Identity  *Identity `json:"identity,omitempty"`
+}
+
+// Bounds of an Identity's issuer and subject, as the patient_identity
+// table holds them (OpenID Connect bounds sub at 255 ASCII characters).
+const (
+	MaxIssuerLen  = 512
+	MaxSubjectLen = 255
+)
+
+// Identity is a person as an OpenID Connect provider names it: the token's
+// issuer and subject, and the name and e-mail address its claims give, with
+// which a new patient's profile is prefilled.
+type Identity struct {
+	Issuer  string `json:"iss"`
+	Subject string `json:"sub"`
+	Name    string `json:"name,omitempty"`
+	Email   string `json:"email,omitempty"`
+}
+
+// Valid checks the issuer and subject's bounds; name and e-mail are only
+// taken when they would pass as a profile's (Prefill).
+func (id Identity) Valid() error {
+	if id.Issuer == "" || len(id.Issuer) > MaxIssuerLen || id.Subject == "" || len(id.Subject) > MaxSubjectLen {
+		return NewError(CodeInvalidRequest, "an identity needs an issuer and a subject within their bounds")
+	}
+	return nil
+}
+
+// Prefill is the profile a new patient of this identity starts with: its
+// name and e-mail address where they are valid ones, German, and no
+// consent to any channel, which only the patient gives.
+func (id Identity) Prefill(patientID int64) Profile {
+	p := Profile{PatientID: patientID, Language: "de"}
+	if name := strings.TrimSpace(id.Name); ValidProfile(Profile{Name: name, Language: "de"}) == nil {
+		p.Name = name
+	}
+	if ValidProfile(Profile{Email: id.Email, Language: "de"}) == nil {
+		p.Email = id.Email
+	}
+	return p
 }
 
 // Answer is what every answer to a patient, practice or access request
@@ -87,11 +132,15 @@ type Answer struct {
 func (a *Answer) Refuse(code Code, detail string) { a.V, a.Code, a.Detail = Version, code, detail }
 
 // PatientResult is a booker's answer: Code and Detail on failure, else the
-// stored profile (put) or the appointments erasure cancelled.
+// stored profile (put), the linked patient's id (link), or, for an erasure
+// that could not be done yet, the upcoming appointments still active
+// (Remaining), which the gateway cancels through the queue before it asks
+// again.
 type PatientResult struct {
 	Answer
 	Profile   *Profile `json:"profile,omitempty"`
-	Cancelled int      `json:"cancelled,omitempty"`
+	PatientID int64    `json:"patientId,omitempty"`
+	Remaining int      `json:"remaining,omitempty"`
 }
 
 // The operations of a PracticeRequest.

@@ -26,7 +26,7 @@ type desk struct {
 
 func (d *desk) doPatient(ctx context.Context, req shared.PatientRequest, res *shared.PatientResult) error {
 	res.V = shared.Version
-	if req.V != shared.Version || req.PatientID <= 0 {
+	if req.V != shared.Version || (req.Op != shared.PatientLink && req.PatientID <= 0) {
 		return shared.NewError(shared.CodeInvalidRequest, "malformed patient request")
 	}
 	switch req.Op {
@@ -44,13 +44,32 @@ func (d *desk) doPatient(ctx context.Context, req shared.PatientRequest, res *sh
 		return err
 	case shared.PatientErase:
 		n, err := d.people.Erase(ctx, req.PatientID)
-		res.Cancelled = n
-		if err == nil {
-			d.log.Info("patient erased", "cancelled", n)
+		res.Remaining = n
+		if err == nil && n == 0 {
+			d.log.Info("patient erased")
 		}
 		return err
+	case shared.PatientLink:
+		return d.link(ctx, req.Identity, res)
 	}
 	return shared.NewError(shared.CodeInvalidRequest, fmt.Sprintf("unknown patient operation %q", req.Op))
+}
+
+// link answers the patient id of a provider's person, making the patient at
+// its first sign-in.
+func (d *desk) link(ctx context.Context, id *shared.Identity, res *shared.PatientResult) error {
+	if id == nil {
+		return shared.NewError(shared.CodeInvalidRequest, "the identity is missing")
+	}
+	if err := id.Valid(); err != nil {
+		return err
+	}
+	patientID, created, err := d.people.Link(ctx, *id)
+	if err == nil && created {
+		d.log.Info("patient made at its first sign-in")
+	}
+	res.PatientID = patientID
+	return err
 }
 
 func (d *desk) doAccess(ctx context.Context, req shared.AccessRecord, res *shared.AccessResult) error {

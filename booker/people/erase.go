@@ -8,33 +8,15 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// eraseCancelSQL cancels a patient's ($1) appointments that have not started
-// ($2 is now), freeing each slot they took exactly once, and writes their
-// cancellation events, as a cancellation one by one does (cancelSQL).
-const eraseCancelSQL = `
-WITH c AS (
-    UPDATE appointment a SET status = 'CANCELLED', cancelled_at = now()
-    WHERE a.patient_id = $1 AND a.status IN ('BOOKED', 'HELD')
-      AND EXISTS (SELECT 1 FROM time_slot t WHERE t.id = a.slot_id AND t.start_at > $2)
-    RETURNING a.id, a.slot_id, a.patient_id, a.span_slot_ids, upper(a.period) AS end_at
-), freed AS (
-    SELECT f.slot_id, count(*) AS n FROM c, unnest(c.span_slot_ids || c.slot_id) AS f(slot_id) GROUP BY f.slot_id
-), s AS (
-    UPDATE time_slot t SET booked_count = t.booked_count - freed.n
-    FROM freed WHERE t.id = freed.slot_id
-    RETURNING t.id, t.doctor_id, t.start_at, t.end_at
-), event AS (
-    INSERT INTO outbox_event (aggregate, aggregate_id, type, payload)
-    SELECT 'appointment', c.id, 'appointment.cancelled', jsonb_build_object(
-        'appointmentId', c.id, 'slotId', s.id, 'patientId', c.patient_id, 'doctorId', s.doctor_id,
-        'startAt', s.start_at, 'endAt', coalesce(c.end_at, s.end_at), 'cancelledAt', now())
-    FROM c JOIN s ON s.id = c.slot_id
-)
-SELECT count(*) FROM c`
+// upcomingSQL counts a patient's ($1) active appointments that have not
+// started ($2 is now): an erasure waits until the queue has cancelled them.
+const upcomingSQL = `
+SELECT count(*) FROM appointment a JOIN time_slot t ON t.id = a.slot_id
+WHERE a.patient_id = $1 AND a.status IN ('BOOKED', 'HELD') AND t.start_at > $2`
 
 // eraseVisitsSQL replaces the patient's id ($1) on its visits by a
-// pseudonym ($2). An appointment still active and upcoming (a booking decided after the
-// cancellation above, by a booker that takes no patient lock) keeps its
+// pseudonym ($2). An appointment still active and upcoming (a booking decided
+// after the count above, by a booker that takes no patient lock) keeps its
 // patient: it is a booking like any other, not a record to anonymise.
 const eraseVisitsSQL = `
 UPDATE appointment a SET patient_id = $2 WHERE a.patient_id = $1 AND (a.status NOT IN ('BOOKED', 'HELD')
@@ -42,28 +24,33 @@ UPDATE appointment a SET patient_id = $2 WHERE a.patient_id = $1 AND (a.status N
 
 // eraseSQL then replaces it where a reschedule or a read is recorded, and
 // deletes the personal data kept only for the patient: contact details,
-// waitlist entries, what was sent.
+// waitlist entries, what was sent, and the link to its sign-in provider's
+// person, who becomes a new patient when it signs in again.
 var eraseSQL = []string{
 	`UPDATE appointment_reschedule SET patient_id = $2 WHERE patient_id = $1`,
 	`UPDATE access_log SET patient_id = $2 WHERE patient_id = $1`,
 	`DELETE FROM waitlist_entry WHERE patient_id = $1 AND $2 < 0`,
 	`DELETE FROM notification_sent WHERE patient_id = $1 AND $2 < 0`,
 	`DELETE FROM patient_contact WHERE patient_id = $1 AND $2 < 0`,
+	`DELETE FROM patient_identity WHERE patient_id = $1 AND $2 < 0`,
 }
 
-// Erase removes a patient's personal data. Upcoming appointments are
-// cancelled (their places freed once, their events written), and the past
-// ones stay for the practice's records and the slots' counts, under a
-// pseudonym that names nobody. It takes the patient's transaction lock, the
-// one a booking batch with caps takes, so a batch that booked for the
-// patient either committed before (and its appointment is cancelled here)
-// or counts after, for an id that then has no data left.
-func (s *Store) Erase(ctx context.Context, patientID int64) (cancelled int, err error) {
+// Erase removes a patient's personal data once it has no upcoming active
+// appointment; otherwise it changes nothing and says how many remain, which
+// the caller cancels through the booking queue, as every cancellation goes
+// (decided in order with the slot's bookings, announced to the gateways,
+// offered to the waitlist), before it asks again. Past visits stay for the
+// practice's records and the slots' counts, under a pseudonym that names
+// nobody. It takes the patient's transaction lock, the one a booking batch
+// with caps takes, so such a batch that booked for the patient either
+// committed before (and is counted here) or counts after, for an id that
+// then has no data left.
+func (s *Store) Erase(ctx context.Context, patientID int64) (remaining int, err error) {
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(-$1::bigint)`, patientID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, eraseCancelSQL, patientID, s.Now()).Scan(&cancelled); err != nil {
+		if err := tx.QueryRow(ctx, upcomingSQL, patientID, s.Now()).Scan(&remaining); err != nil || remaining > 0 {
 			return err
 		}
 		var anon int64
@@ -83,7 +70,7 @@ func (s *Store) Erase(ctx context.Context, patientID int64) (cancelled int, err 
 	if err != nil {
 		return 0, fmt.Errorf("people: erase patient: %w", err)
 	}
-	return cancelled, nil
+	return remaining, nil
 }
 
 // retainSQL removes personal data older than $1: reads in the access log,

@@ -2,6 +2,7 @@ package people_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,5 +76,94 @@ func TestMarkAttendance(t *testing.T) {
 	}
 	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE attendance = 'NO_SHOW'`); n != 1 {
 		t.Errorf("%d marked, want 1", n)
+	}
+}
+
+// TestLinkMakesOnePatientPerIdentity: many first sign-ins of one person at
+// once make one patient, prefilled from the provider's claims without
+// consent; another subject, or the same subject of another issuer, is
+// another patient; erasure ends the link, so that the next sign-in makes a
+// new patient.
+func TestLinkMakesOnePatientPerIdentity(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	anna := shared.Identity{Issuer: "https://id.example/realms/a", Subject: "u-1", Name: "Anna Beispiel", Email: "anna@example.org"}
+	ids := make([]int64, 16)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			<-start
+			id, _, err := store.Link(ctx, anna)
+			if err != nil {
+				t.Errorf("link: %v", err)
+			}
+			ids[i] = id
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] || id < 1_000_000_000 {
+			t.Fatalf("first sign-ins at once gave ids %v, want one id from patient_id_seq", ids)
+		}
+	}
+	var name, email string
+	var consent bool
+	if err := pool.QueryRow(ctx, `SELECT name, email, email_consent OR sms_consent FROM patient_contact WHERE patient_id = $1`,
+		ids[0]).Scan(&name, &email, &consent); err != nil || name != anna.Name || email != anna.Email || consent {
+		t.Errorf("prefilled profile: %q %q consent %v (%v), want the claims' name and e-mail, no consent", name, email, consent, err)
+	}
+	for _, other := range []shared.Identity{{Issuer: anna.Issuer, Subject: "u-2"}, {Issuer: "https://other.example", Subject: "u-1"}} {
+		if id, created, err := store.Link(ctx, other); err != nil || !created || id == ids[0] {
+			t.Errorf("link %+v: %d created %v (%v), want a new patient", other, id, created, err)
+		}
+	}
+	if remaining, err := store.Erase(ctx, ids[0]); err != nil || remaining != 0 {
+		t.Fatalf("erase: %d remaining (%v)", remaining, err)
+	}
+	if id, created, err := store.Link(ctx, anna); err != nil || !created || id == ids[0] {
+		t.Errorf("sign-in after erasure: %d created %v (%v), want a new patient", id, created, err)
+	}
+}
+
+// TestLinkPrefillTakesOnlyValidClaims: a name over two lines and an e-mail
+// claim that is no plain address are left out of the profile, which is
+// made all the same.
+func TestLinkPrefillTakesOnlyValidClaims(t *testing.T) {
+	store, pool := newStore(t)
+	id, _, err := store.Link(context.Background(), shared.Identity{Issuer: "https://id.example", Subject: "x", Name: "A\nB", Email: "not an address"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM patient_contact WHERE patient_id = $1 AND name = '' AND email IS NULL`, id); n != 1 {
+		t.Errorf("profile of invalid claims: %d rows with neither, want 1", n)
+	}
+}
+
+// TestEraseWaitsForUpcomingAppointments: a patient with an upcoming booking
+// is not erased (the booking is left for the queue to cancel); once it is
+// cancelled, the erasure goes through.
+func TestEraseWaitsForUpcomingAppointments(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	appt := book(t, pool, pgtest.InsertSlot(t, pool, 42, future, 1), "up")
+	if _, err := pool.Exec(ctx, `INSERT INTO patient_contact (patient_id, name) VALUES (7, 'Eva')`); err != nil {
+		t.Fatal(err)
+	}
+	if remaining, err := store.Erase(ctx, 7); err != nil || remaining != 1 {
+		t.Fatalf("erase with an upcoming booking: %d remaining (%v), want 1", remaining, err)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM patient_contact WHERE patient_id = 7`); n != 1 {
+		t.Fatal("an erasure that waits changed the profile")
+	}
+	if _, err := pool.Exec(ctx, `UPDATE appointment SET status = 'CANCELLED' WHERE id = $1`, appt); err != nil {
+		t.Fatal(err)
+	}
+	if remaining, err := store.Erase(ctx, 7); err != nil || remaining != 0 {
+		t.Fatalf("erase after the cancellation: %d remaining (%v)", remaining, err)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM patient_contact WHERE patient_id = 7`); n != 0 {
+		t.Error("profile left after erasure")
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
 	"termin/gateway/limit"
+	"termin/gateway/oidc"
 	"termin/gateway/postgres"
 	"termin/gateway/room"
 	"termin/migrations"
@@ -39,6 +41,10 @@ type App struct {
 	limiter *limit.Limiter
 	// pprofAddr is where pprof listens, once it does.
 	pprofAddr string
+	// provider verifies the OpenID provider's tokens; stopProvider ends
+	// its key loading.
+	provider     *oidc.Verifier
+	stopProvider func()
 }
 
 // Start waits for the booker's migrations and queue, then serves. It returns
@@ -51,6 +57,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg}
+	if err := a.startProvider(); err != nil {
+		return nil, err
+	}
 	if err := a.start(ctx); err != nil {
 		a.close()
 		return nil, err
@@ -92,7 +101,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(),
-		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads})
+		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads,
+		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}})
 	if err != nil {
 		return err
 	}
@@ -103,15 +113,48 @@ func (a *App) start(ctx context.Context) (err error) {
 	return a.servePprof()
 }
 
-// checkAuth fails closed: no gateway starts without a usable secret unless
-// authentication is disabled explicitly, and then it says so loudly.
+// checkAuth fails closed: no gateway starts without a usable secret or an
+// OpenID provider unless authentication is disabled explicitly, and then it
+// says so loudly.
 func checkAuth(cfg Config) error {
 	if cfg.Auth.Disabled {
 		cfg.Logger.Warn("AUTHENTICATION IS DISABLED (AUTH_DISABLED=1): every caller acts as an admin; development only")
 		return nil
 	}
-	if len(cfg.Auth.Secret) < gwhttp.MinSecretLen {
+	if n := len(cfg.Auth.Secret); (n == 0 && cfg.OIDC.Issuer == "") || (n > 0 && n < gwhttp.MinSecretLen) {
 		return gwhttp.ErrNoSecret
+	}
+	return nil
+}
+
+// startProvider makes the verifier of the OpenID provider's tokens and
+// starts loading its keys: the gateway serves meanwhile, not ready, and a
+// provider that is down keeps it so instead of keeping it from starting.
+func (a *App) startProvider() error {
+	if a.cfg.OIDC.Issuer == "" || a.cfg.Auth.Disabled {
+		return nil
+	}
+	ocfg := a.cfg.OIDC
+	if ocfg.MaxLifetime == 0 {
+		ocfg.MaxLifetime = cmp.Or(a.cfg.Auth.MaxLifetime, gwhttp.DefaultMaxLifetime)
+	}
+	if ocfg.Logger == nil {
+		ocfg.Logger = a.cfg.Logger
+	}
+	v, err := oidc.New(ocfg)
+	if err != nil {
+		return err
+	}
+	a.provider, a.cfg.Auth.Provider = v, v
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v.Run(ctx)
+	}()
+	a.stopProvider = func() {
+		cancel()
+		<-done
 	}
 	return nil
 }
@@ -148,6 +191,11 @@ func (a *App) ready(ctx context.Context) error {
 	if err := a.db.Ping(ctx); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
+	if a.provider != nil {
+		if err := a.provider.Ready(); err != nil {
+			return err
+		}
+	}
 	return a.queue.Ready()
 }
 
@@ -167,6 +215,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 func (a *App) close() error {
 	if a.stop != nil {
 		a.stop()
+	}
+	if a.stopProvider != nil {
+		a.stopProvider()
 	}
 	if a.queue != nil {
 		_ = a.queue.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
+	"termin/gateway/oidc"
 	"termin/shared"
 	"termin/shared/envconf"
 )
@@ -31,9 +32,16 @@ type Config struct {
 	NATSOptions []nats.Option
 	Zone        *time.Location
 	// Auth is how bearer tokens are checked: the HS256 secret (at least 32
-	// bytes; the gateway refuses to start without one unless Auth.Disabled),
-	// the expected issuer and audience, the longest token lifetime.
+	// bytes), the expected issuer and audience of HS256 tokens, the longest
+	// token lifetime. The gateway refuses to start with neither a secret
+	// nor an OpenID provider, unless Auth.Disabled.
 	Auth gwhttp.AuthConfig
+	// OIDC is the OpenID Connect provider whose tokens are accepted; an
+	// empty Issuer accepts none. Its MaxLifetime and Logger come from Auth
+	// and Logger when unset.
+	OIDC oidc.Config
+	// OIDCClientID is the public client the pages sign in with.
+	OIDCClientID string
 	// ReplyBudget is how long a booking waits for its decision before 202.
 	ReplyBudget time.Duration
 	// PublishTimeout bounds the wait for the stream to accept a command before 503.
@@ -103,6 +111,7 @@ func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
 	fs.BoolVar(&cfg.Auth.Disabled, "auth-disabled", envconf.String("AUTH_DISABLED", "") == "1", "no authentication, every caller is admin: development only (AUTH_DISABLED=1)")
 	fs.StringVar(&cfg.Auth.Issuer, "auth-issuer", envconf.String("AUTH_ISSUER", ""), "required iss of tokens; empty = not checked (AUTH_ISSUER)")
 	fs.StringVar(&cfg.Auth.Audience, "auth-audience", envconf.String("AUTH_AUDIENCE", ""), "required aud of tokens; empty = not checked (AUTH_AUDIENCE)")
+	oidcFlags(fs, cfg)
 	fs.DurationVar(&cfg.Auth.MaxLifetime, "auth-max-lifetime", envconf.Duration("AUTH_MAX_LIFETIME", gwhttp.DefaultMaxLifetime), "longest accepted token lifetime, exp - iat and exp - now (AUTH_MAX_LIFETIME)")
 	fs.StringVar(&cfg.Addr, "addr", envconf.String("GATEWAY_ADDR", "127.0.0.1:8080"), "address of the API, /metrics, /healthz, /readyz (GATEWAY_ADDR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envconf.String("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "PostgreSQL URL (DATABASE_URL)")
@@ -159,4 +168,13 @@ func lotterySecret(set string, authSecret []byte, random string) string {
 		return hex.EncodeToString(m.Sum(nil))
 	}
 	return random
+}
+
+// oidcFlags declares the settings of the OpenID Connect provider.
+func oidcFlags(fs *flag.FlagSet, cfg *Config) {
+	fs.StringVar(&cfg.OIDC.Issuer, "oidc-issuer", envconf.String("OIDC_ISSUER", ""), "issuer URL of the OpenID Connect provider whose access tokens are accepted; its /.well-known/openid-configuration is read (OIDC_ISSUER)")
+	fs.StringVar(&cfg.OIDC.Audience, "oidc-audience", envconf.String("OIDC_AUDIENCE", ""), "audience the provider's tokens must name; required with OIDC_ISSUER (OIDC_AUDIENCE)")
+	fs.StringVar(&cfg.OIDC.RolesClaim, "oidc-roles-claim", envconf.String("OIDC_ROLES_CLAIM", oidc.DefaultRolesClaim), "claim of the provider's tokens that holds the roles; a dotted path such as realm_access.roles reaches into objects (OIDC_ROLES_CLAIM)")
+	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", envconf.String("OIDC_CLIENT_ID", ""), "public client of the provider the pages sign in with (Authorization Code with PKCE); empty = the pages cannot sign in (OIDC_CLIENT_ID)")
+	fs.DurationVar(&cfg.OIDC.Refresh, "oidc-jwks-refresh", envconf.Duration("OIDC_JWKS_REFRESH", oidc.DefaultRefresh), "how often the provider's keys are fetched again; an unknown kid fetches them at once, at most every 10 s (OIDC_JWKS_REFRESH)")
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"termin/gateway"
 	"termin/shared"
@@ -37,7 +38,18 @@ func (c peopleClient) Erase(ctx context.Context, patientID int64) (int, error) {
 	res, err := ask(ctx, c.patient, "erasure", "send it again",
 		shared.PatientRequest{V: shared.Version, Op: shared.PatientErase, PatientID: patientID},
 		func(r shared.PatientResult) (shared.Code, string) { return r.Code, r.Detail })
-	return res.Cancelled, err
+	return res.Remaining, err
+}
+
+// Link implements gateway.People.
+func (c peopleClient) Link(ctx context.Context, id shared.Identity) (int64, error) {
+	res, err := ask(ctx, c.patient, "sign-in", "sign in again",
+		shared.PatientRequest{V: shared.Version, Op: shared.PatientLink, Identity: &id},
+		func(r shared.PatientResult) (shared.Code, string) { return r.Code, r.Detail })
+	if err == nil && res.PatientID <= 0 {
+		err = fmt.Errorf("%w: the booker answered no patient id", gateway.ErrUnavailable)
+	}
+	return res.PatientID, err
 }
 
 // RecordAccess implements gateway.People.

@@ -29,7 +29,11 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 		s.fail(ctx, err)
 		return
 	}
-	req, err := wire.ParseBooking(ctx.PostBody())
+	var self int64
+	if who.IsPatient() {
+		self = who.PatientID
+	}
+	req, err := wire.ParseBooking(ctx.PostBody(), self)
 	if err != nil {
 		s.fail(ctx, err)
 		return

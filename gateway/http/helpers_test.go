@@ -23,6 +23,7 @@ import (
 
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
+	"termin/gateway/oidc"
 )
 
 // fakeBookings records the commands it gets and answers with the functions
@@ -187,6 +188,8 @@ type envOptions struct {
 	waitlist gateway.Waitlist
 	doctors  gateway.DoctorWriter
 	known    gateway.KnownDoctors
+	// provider verifies an OpenID provider's tokens beside the secret's.
+	provider *oidc.Verifier
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -221,7 +224,8 @@ func newEnv(t *testing.T, opts envOptions) *env {
 		},
 		doctors: map[int64]gateway.Doctor{42: {ID: 42, Name: "Dr. Weber", Specialty: "Allgemeinmedizin"}},
 	}, secret: opts.secret, logs: &lockedBuffer{}, people: &fakePeople{}}
-	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil, Issuer: opts.issuer, Audience: opts.audience}
+	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil && opts.provider == nil, Issuer: opts.issuer,
+		Audience: opts.audience, Provider: opts.provider}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,

@@ -16,13 +16,48 @@ import (
 type fakePeople struct {
 	mu      sync.Mutex
 	records []shared.AccessRecord
+	// links are the patients of the provider's persons, made at their
+	// first Link from 1,000,000,000 on; linkCalls counts the calls.
+	links     map[string]int64
+	linkCalls int
+}
+
+// Link gives each issuer and subject a patient id of its own.
+func (f *fakePeople) Link(_ context.Context, id shared.Identity) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.linkCalls++
+	if f.links == nil {
+		f.links = map[string]int64{}
+	}
+	key := id.Issuer + " " + id.Subject
+	if _, ok := f.links[key]; !ok {
+		f.links[key] = 1_000_000_000 + int64(len(f.links))
+	}
+	return f.links[key], nil
+}
+
+func (f *fakePeople) linked() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.linkCalls
 }
 
 func (f *fakePeople) PutProfile(_ context.Context, p shared.Profile) (shared.Profile, error) {
 	return p, nil
 }
 
-func (f *fakePeople) Erase(context.Context, int64) (int, error) { return 0, nil }
+// Erase ends the patient's link, as a booker's erasure does.
+func (f *fakePeople) Erase(_ context.Context, patientID int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for key, id := range f.links {
+		if id == patientID {
+			delete(f.links, key)
+		}
+	}
+	return 0, nil
+}
 
 func (f *fakePeople) RecordAccess(_ context.Context, r shared.AccessRecord) error {
 	f.mu.Lock()

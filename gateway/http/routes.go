@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/valyala/fasthttp"
@@ -205,7 +206,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, r routeID, param []byte) {
 	who := auth.Principal{Admin: true}
 	if rt.api {
 		var err error
-		if who, err = s.tokens.Authenticate(ctx.Request.Header.Peek("Authorization")); err != nil {
+		if who, err = s.tokens.Authenticate(context.Background(), ctx.Request.Header.Peek("Authorization")); err != nil {
 			s.fail(ctx, err)
 			return
 		}

@@ -63,7 +63,9 @@ type Config struct {
 	// ready. A nil Ready always reports ready.
 	Ready func(ctx context.Context) error
 	// Auth says how bearer tokens are checked. Without a secret of
-	// MinSecretLen bytes NewServer fails, unless Auth.Disabled says so.
+	// MinSecretLen bytes or a provider NewServer fails, unless
+	// Auth.Disabled says so. A provider's patients are found through
+	// People unless Auth.Identities says otherwise.
 	Auth AuthConfig
 	// Registry receives the gateway's metrics and is what /metrics serves,
 	// with whatever else is registered on it. Nil means a private registry.
@@ -71,6 +73,15 @@ type Config struct {
 	// Logger receives panics, internal errors and fasthttp's own complaints.
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// SignIn is how the pages sign in at Auth.Provider.
+	SignIn SignIn
+}
+
+// SignIn is what the pages need to sign in at the OpenID provider: the
+// public client they use (Authorization Code with PKCE). Without a provider
+// or a client the pages take a pasted token instead.
+type SignIn struct {
+	ClientID string
 }
 
 // Server is the gateway's HTTP front. It holds no per-request state, so one
@@ -89,6 +100,7 @@ type Server struct {
 	pages    pages
 	patients *people.Patients
 	practice *people.Practice
+	signIn   signIn
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 }
@@ -108,6 +120,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Ready == nil {
 		cfg.Ready = func(context.Context) error { return nil }
+	}
+	if cfg.Auth.Provider != nil && cfg.Auth.Identities == nil && cfg.People != nil {
+		cfg.Auth.Identities = cfg.People
 	}
 	tokens, err := auth.New(cfg.Auth)
 	if err != nil {
@@ -133,9 +148,10 @@ func NewServer(cfg Config) (*Server, error) {
 			ErrorHandling: promhttp.ContinueOnError,
 		})),
 	}
+	s.signIn = newSignIn(cfg.Auth.Provider, cfg.SignIn)
 	s.patients, s.practice = people.New(people.Config{Writes: cfg.People, Reads: cfg.PeopleReads,
 		Bookings: cfg.Bookings, Appointments: cfg.Reads, Fail: s.fail, WithLog: s.withRequestLog,
-		Timeout: callTimeout, MaxListed: maxListed})
+		Forget: tokens.Forget, Timeout: callTimeout, MaxListed: maxListed})
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }
@@ -246,6 +262,6 @@ const (
 	DefaultMaxLifetime = auth.DefaultMaxLifetime
 )
 
-// ErrNoSecret is NewServer's answer to a configuration that neither has a
-// usable secret nor disables authentication explicitly.
+// ErrNoSecret is NewServer's answer to a configuration that has neither a
+// usable secret nor a provider, nor disables authentication explicitly.
 var ErrNoSecret = auth.ErrNoSecret

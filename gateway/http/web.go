@@ -23,13 +23,17 @@ func isWebPath(path []byte) bool {
 // cheap to revalidate (ETag; the page's links name each file's hash, so a
 // file asked for by its hash may be cached for good).
 func (s *Server) servePage(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
+	if string(ctx.Path()) == web.SignInPath {
+		s.serveSignIn(ctx)
+		return
+	}
 	a, ok := web.Lookup(string(ctx.Path()))
 	if !ok {
 		s.fail(ctx, gateway.ErrNotFound)
 		return
 	}
 	h := &ctx.Response.Header
-	h.Set("Content-Security-Policy", web.ContentSecurityPolicy)
+	h.Set("Content-Security-Policy", s.signIn.csp())
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")

@@ -29,6 +29,11 @@ const AssetPrefix = "/assets/"
 // PracticePath is where the practice's day (German only) is served.
 const PracticePath = "/praxis"
 
+// SignInPath is where the pages read how they sign in (the provider's
+// issuer and the pages' client id), answered by the gateway from its
+// configuration rather than from the embedded files.
+const SignInPath = AssetPrefix + "signin.json"
+
 // pages are the HTML files served at a path of their own, not as assets.
 var pages = map[string]string{"index.html": "/", "praxis.html": PracticePath}
 

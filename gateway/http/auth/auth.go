@@ -1,21 +1,27 @@
-// Package auth checks the API's bearer tokens (HS256 JWTs with a role and
-// its scope) and says what the caller they name may do: act for a patient,
-// or see and manage a doctor's days. It is a package of its own, beneath the
-// HTTP server, so that every check of who may do what sits in one place that
-// the routes ask, and the server keeps to routing and answering.
+// Package auth checks the API's bearer tokens and says what the caller they
+// name may do: act for a patient, or see and manage a doctor's days. A
+// token is an OpenID Connect provider's (checked by package oidc, its
+// person's patient id found through Identities) or, for services and the
+// load test, an HS256 token signed with the gateway's secret. It is a
+// package of its own, beneath the HTTP server, so that every check of who
+// may do what sits in one place that the routes ask, and the server keeps
+// to routing and answering.
 package auth
 
 import (
 	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
 	"termin/gateway"
+	"termin/gateway/oidc"
 )
 
 // The roles a token may carry: a patient acts for itself, a doctor for its
@@ -38,24 +44,37 @@ const (
 	DefaultMaxLifetime = 24 * time.Hour
 	authLeeway         = 30 * time.Second
 	maxTokenLen        = 2048
+	// maxProviderTokenLen bounds a provider's token: an access token with
+	// its roles is one or two KiB, and the request's headers are at most 8 KiB.
+	maxProviderTokenLen = 6144
 )
 
 // Config says how bearer tokens are checked.
 type Config struct {
-	// Secret is the HS256 key, at least MinSecretLen bytes.
+	// Secret is the HS256 key, at least MinSecretLen bytes; empty when only
+	// the provider's tokens are accepted.
 	Secret []byte
 	// Disabled turns authentication off: every caller acts as an admin.
 	// It must be said explicitly; an empty Secret alone is refused.
 	Disabled bool
-	// Issuer and Audience, when set, must be the token's iss and one of its aud.
+	// Issuer and Audience, when set, must be an HS256 token's iss and one of its aud.
 	Issuer, Audience string
 	// MaxLifetime bounds exp - iat and exp - now; 0 means DefaultMaxLifetime.
 	MaxLifetime time.Duration
+	// Provider verifies the tokens of the OpenID Connect provider, when one
+	// is configured; its patients' ids come from Identities.
+	Provider   *oidc.Verifier
+	Identities Identities
+	// Now is the clock of the remembered tokens' expiry; nil means time.Now.
+	Now func() time.Time
 }
 
-// ErrNoSecret is New's answer (and so the HTTP server's) to a configuration that neither has a
-// usable secret nor disables authentication explicitly.
-var ErrNoSecret = fmt.Errorf("AUTH_SECRET must be at least %d bytes (or set AUTH_DISABLED=1 for development)", MinSecretLen)
+// ErrNoSecret is New's answer (and so the HTTP server's) to a configuration that has neither
+// a usable secret nor a provider, nor disables authentication explicitly.
+var ErrNoSecret = fmt.Errorf("AUTH_SECRET (at least %d bytes) or OIDC_ISSUER with OIDC_AUDIENCE is required (or AUTH_DISABLED=1 for development)", MinSecretLen)
+
+// errNoIdentities refuses a provider without a way to find its patients.
+var errNoIdentities = errors.New("auth: a provider's tokens need Identities to find their patients")
 
 // Authenticator checks bearer tokens. A nil Authenticator means
 // authentication is off and every caller is an admin.
@@ -63,101 +82,118 @@ type Authenticator struct {
 	secret      []byte
 	parser      *jwt.Parser
 	maxLifetime time.Duration
+	provider    *oidc.Verifier
+	patients    *patients
 	verified    verifiedTokens
+	now         func() time.Time
 }
 
-// verifiedTokens remembers the tokens whose signature and claims were checked,
-// until they expire. A browser and a waiting client send the same token with
-// every request and repeat: at an opening, checking it again was a quarter of
-// the gateway's work per refused click. Only a token identical to the byte
-// was checked; its expiry is checked again on every use.
-type verifiedTokens struct {
-	mu      sync.RWMutex
-	entries map[string]verifiedToken
-}
-
-type verifiedToken struct {
-	who   Principal
-	until time.Time // exp plus the leeway the parser grants
-}
-
-// maxVerifiedTokens bounds the memory of verifiedTokens; past it the map is
-// cleared, which only costs checking each token once more.
-const maxVerifiedTokens = 100_000
-
-func (v *verifiedTokens) get(token []byte, now time.Time) (Principal, bool) {
-	v.mu.RLock()
-	e, ok := v.entries[string(token)]
-	v.mu.RUnlock()
-	return e.who, ok && now.Before(e.until)
-}
-
-func (v *verifiedTokens) put(token []byte, who Principal, until time.Time) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.entries == nil || len(v.entries) >= maxVerifiedTokens {
-		v.entries = make(map[string]verifiedToken)
-	}
-	v.entries[string(token)] = verifiedToken{who: who, until: until}
-}
-
-// New fails closed: without a secret of MinSecretLen bytes it
-// returns an error unless authentication is disabled explicitly.
+// New fails closed: without a secret of MinSecretLen bytes or a provider it
+// returns an error unless authentication is disabled explicitly; a secret
+// that is set must be long enough either way.
 func New(cfg Config) (*Authenticator, error) {
-	if cfg.Disabled {
+	switch {
+	case cfg.Disabled:
 		return nil, nil
-	}
-	if len(cfg.Secret) < MinSecretLen {
+	case len(cfg.Secret) < MinSecretLen && (cfg.Provider == nil || len(cfg.Secret) > 0):
 		return nil, ErrNoSecret
+	case cfg.Provider != nil && cfg.Identities == nil:
+		return nil, errNoIdentities
 	}
 	if cfg.MaxLifetime <= 0 {
 		cfg.MaxLifetime = DefaultMaxLifetime
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	opts := []jwt.ParserOption{jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(),
-		jwt.WithIssuedAt(), jwt.WithLeeway(authLeeway)}
+		jwt.WithIssuedAt(), jwt.WithLeeway(authLeeway), jwt.WithTimeFunc(cfg.Now)}
 	if cfg.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
 	}
 	if cfg.Audience != "" {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
-	return &Authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime}, nil
+	return &Authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime,
+		provider: cfg.Provider, patients: newPatients(cfg.Identities), now: cfg.Now}, nil
 }
 
 var bearerPrefix = []byte("bearer ")
 
 // Authenticate turns the Authorization header into a Principal, or an
-// UNAUTHORIZED error that says what is wrong with the token.
-func (a *Authenticator) Authenticate(header []byte) (Principal, error) {
+// UNAUTHORIZED error that names no check: which one a token failed is of
+// use to whoever forges it. A provider's token that cannot be checked yet
+// (its keys are not loaded) or whose patient cannot be found now (no
+// booker answers) is UNAVAILABLE instead: the token may be good.
+func (a *Authenticator) Authenticate(ctx context.Context, header []byte) (Principal, error) {
 	if a == nil {
 		return Principal{Admin: true}, nil
 	}
 	if len(header) <= len(bearerPrefix) || !bytes.EqualFold(header[:len(bearerPrefix)], bearerPrefix) {
 		return Principal{}, gateway.ErrUnauthorized
 	}
-	token, now := bytes.TrimSpace(header[len(bearerPrefix):]), time.Now()
-	if who, ok := a.verified.get(token, now); ok {
+	token, now := bytes.TrimSpace(header[len(bearerPrefix):]), a.now()
+	if who, ok := a.verified.get(token, now, a.provider); ok {
 		return who, nil
+	}
+	if len(token) > maxProviderTokenLen {
+		return Principal{}, gateway.ErrUnauthorized
+	}
+	if a.provider != nil && (len(a.secret) == 0 || headerAlg(token) != "HS256") {
+		return a.fromProvider(ctx, token)
+	}
+	if len(token) > maxTokenLen {
+		return Principal{}, gateway.ErrUnauthorized
 	}
 	c, err := a.parse(token, now)
 	if err != nil {
-		return Principal{}, err
+		return Principal{}, gateway.ErrUnauthorized
 	}
 	who, err := c.principal()
-	if err == nil {
-		a.verified.put(token, who, c.Exp.Time.Add(authLeeway))
+	if err != nil {
+		return Principal{}, gateway.ErrUnauthorized
 	}
-	return who, err
+	a.verified.put(token, verifiedToken{who: who, until: c.Exp.Time.Add(authLeeway)})
+	return who, nil
+}
+
+// Forget drops what is remembered of a patient whose link to its provider's
+// person ended (erasure): that person's next token makes a new patient.
+func (a *Authenticator) Forget(patientID int64) {
+	if a == nil || a.provider == nil {
+		return
+	}
+	a.patients.forget(patientID)
+	a.verified.forget(patientID)
+}
+
+// headerAlg reads a token's alg from its header, "" when there is none:
+// which key checks a token depends on it, the HS256 secret or the
+// provider's keys; the check itself is the libraries'.
+func headerAlg(token []byte) string {
+	head, _, ok := bytes.Cut(token, []byte("."))
+	if !ok || len(head) > 1024 {
+		return ""
+	}
+	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(head)))
+	n, err := base64.RawURLEncoding.Decode(raw, head)
+	if err != nil {
+		return ""
+	}
+	var h struct {
+		Alg string `json:"alg"`
+	}
+	if json.Unmarshal(raw[:n], &h) != nil {
+		return ""
+	}
+	return h.Alg
 }
 
 // parse checks a token's signature and dates and returns its claims.
 func (a *Authenticator) parse(token []byte, now time.Time) (*claims, error) {
-	if len(token) > maxTokenLen {
-		return nil, fmt.Errorf("%w: the token is too long", gateway.ErrUnauthorized)
-	}
 	var c claims
 	if _, err := a.parser.ParseWithClaims(string(token), &c, a.key); err != nil {
-		return nil, fmt.Errorf("%w: %s", gateway.ErrUnauthorized, tokenProblem(err))
+		return nil, fmt.Errorf("%w: %w", gateway.ErrUnauthorized, err)
 	}
 	if err := c.lifetime(now, a.maxLifetime); err != nil {
 		return nil, fmt.Errorf("%w: %v", gateway.ErrUnauthorized, err)
@@ -184,50 +220,16 @@ func (c *claims) lifetime(now time.Time, max time.Duration) error {
 // patient id; for a doctor and staff, their doctorId and practiceId.
 func (c *claims) principal() (Principal, error) {
 	switch c.Role {
-	case RoleAdmin:
-		return Principal{Admin: true, Role: RoleAdmin, Sub: c.Sub}, nil
-	case RoleDoctor:
-		if c.DoctorID <= 0 || c.Sub == "" {
-			return Principal{}, fmt.Errorf("%w: a doctor's token needs sub and a positive doctorId", gateway.ErrUnauthorized)
-		}
-		return Principal{Role: RoleDoctor, Sub: c.Sub, DoctorID: c.DoctorID}, nil
-	case RoleStaff:
-		if c.PracticeID <= 0 || c.Sub == "" {
-			return Principal{}, fmt.Errorf("%w: a staff token needs sub and a positive practiceId", gateway.ErrUnauthorized)
-		}
-		return Principal{Role: RoleStaff, Sub: c.Sub, PracticeID: c.PracticeID}, nil
+	case RoleAdmin, RoleDoctor, RoleStaff:
+		return scoped(c.Role, c.Sub, c.DoctorID, c.PracticeID)
 	case RolePatient:
 		id, err := strconv.ParseInt(c.Sub, 10, 64)
 		if err != nil || id <= 0 {
-			return Principal{}, fmt.Errorf("%w: sub must be the patient id as a decimal string", gateway.ErrUnauthorized)
+			return Principal{}, gateway.ErrUnauthorized
 		}
 		return Principal{PatientID: id}, nil
 	}
-	return Principal{}, fmt.Errorf("%w: role must be %q, %q, %q or %q", gateway.ErrUnauthorized,
-		RolePatient, RoleDoctor, RoleStaff, RoleAdmin)
-}
-
-// tokenProblem says what is wrong with a token in words of its own: the
-// parser's messages may quote the token's bytes back.
-func tokenProblem(err error) string {
-	for _, p := range []struct {
-		err  error
-		text string
-	}{
-		{jwt.ErrTokenExpired, "the token has expired"},
-		{jwt.ErrTokenUsedBeforeIssued, "the token's iat is in the future"},
-		{jwt.ErrTokenNotValidYet, "the token is not valid yet"},
-		{jwt.ErrTokenInvalidIssuer, "the token's iss is not the expected issuer"},
-		{jwt.ErrTokenInvalidAudience, "the token's aud does not name this service"},
-		{jwt.ErrTokenRequiredClaimMissing, "the token lacks a required claim (exp, iss or aud)"},
-		{jwt.ErrTokenSignatureInvalid, "the token's signature is invalid or not HS256"},
-		{jwt.ErrTokenUnverifiable, "the token's signature is invalid or not HS256"},
-	} {
-		if errors.Is(err, p.err) {
-			return p.text
-		}
-	}
-	return "the token is malformed"
+	return Principal{}, gateway.ErrUnauthorized
 }
 
 // errNotNumeric refuses a date claim written as a string: RFC 7519 dates

@@ -94,31 +94,84 @@ func parseProfile(body []byte) (profileInput, error) {
 	return in, nil
 }
 
-// Erase is DELETE /api/patients/me: the caller's upcoming appointments are
-// cancelled through the queue (their places freed once, the gateways told),
-// then a booker erases the personal data, cancelling any booking that got in
-// meanwhile. 204 once done.
+// eraseRounds bounds how often an erasure cancels the caller's upcoming
+// appointments and asks again: a booking of the caller's that got in
+// between is cancelled in the next round.
+const eraseRounds = 3
+
+// Erase is DELETE /api/patients/me: a booker erases the personal data and
+// ends the link to the caller's sign-in provider once no upcoming
+// appointment is active; those that are are cancelled through the queue
+// first, like any cancellation (the place freed once, the gateways told,
+// the waitlist offered it). 204 once done.
 func (p *Patients) Erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
-	c, cancel := context.WithTimeout(context.Background(), 2*p.Timeout)
+	c, cancel := context.WithTimeout(context.Background(), 4*p.Timeout)
 	defer cancel()
-	list, err := p.Appointments.PatientAppointments(c, who.PatientID, p.MaxListed)
+	for round := 0; ; round++ {
+		remaining, err := p.Writes.Erase(c, who.PatientID)
+		switch {
+		case err != nil:
+			p.fail(ctx, err)
+			return
+		case remaining == 0:
+			if p.Forget != nil {
+				p.Forget(who.PatientID)
+			}
+			ctx.Response.Header.SetNoDefaultContentType(true)
+			ctx.SetStatusCode(fasthttp.StatusNoContent)
+			return
+		case round == eraseRounds:
+			p.fail(ctx, errErasureBusy)
+			return
+		}
+		if err := p.cancelUpcoming(c, who.PatientID); err != nil {
+			p.fail(ctx, err)
+			return
+		}
+	}
+}
+
+// errErasureBusy answers an erasure whose appointments kept being booked
+// while it cancelled them.
+var errErasureBusy = fmt.Errorf("%w: appointments are still being cancelled; send the erasure again", gateway.ErrUnavailable)
+
+// cancelUpcoming cancels the patient's active appointments that have not
+// started through the queue, and waits for each decision. A refusal (it
+// started meanwhile) leaves it a past visit, which erasure keeps.
+func (p *Patients) cancelUpcoming(c context.Context, patientID int64) error {
+	list, err := p.Appointments.PatientAppointments(c, patientID, p.MaxListed)
 	if err != nil {
-		p.fail(ctx, err)
-		return
+		return err
 	}
 	now := time.Now()
 	for _, a := range list {
-		if (a.Status == gateway.StatusBooked || a.Status == gateway.StatusHeld) && a.StartAt.After(now) {
-			// A refusal (a cutoff) or a queued answer leaves it to the erasure.
-			_, _ = p.Bookings.RequestCancellation(c, a)
+		if (a.Status != gateway.StatusBooked && a.Status != gateway.StatusHeld) || !a.StartAt.After(now) {
+			continue
+		}
+		queued, err := p.Bookings.RequestCancellation(c, a)
+		if err == nil && queued {
+			err = p.awaitCancelled(c, a.ID)
+		}
+		if code := shared.CodeOf(err); err != nil && (code == shared.CodeUnavailable || code == shared.CodeInternal) {
+			return err
 		}
 	}
-	if _, err := p.Writes.Erase(c, who.PatientID); err != nil {
-		p.fail(ctx, err)
-		return
+	return nil
+}
+
+// awaitCancelled waits until a queued cancellation is decided.
+func (p *Patients) awaitCancelled(c context.Context, id int64) error {
+	for {
+		a, err := p.Appointments.Appointment(c, id)
+		if err != nil || (a.Status != gateway.StatusBooked && a.Status != gateway.StatusHeld) || !a.StartAt.After(time.Now()) {
+			return err
+		}
+		select {
+		case <-c.Done():
+			return fmt.Errorf("%w: a cancellation is still queued; send the erasure again", gateway.ErrUnavailable)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	ctx.Response.Header.SetNoDefaultContentType(true)
-	ctx.SetStatusCode(fasthttp.StatusNoContent)
 }
 
 // accessEntryJSON is one read of the caller's appointments by someone else.

@@ -43,6 +43,8 @@ type Config struct {
 	// logger with attrs and returns parent carrying it.
 	Fail    func(ctx *fasthttp.RequestCtx, err error)
 	WithLog func(ctx *fasthttp.RequestCtx, parent context.Context, attrs ...any) context.Context
+	// Forget drops what the token checks remember of an erased patient.
+	Forget func(patientID int64)
 	// Timeout bounds each call into a booker or the database; MaxListed
 	// bounds the appointments of a patient read before an erasure.
 	Timeout   time.Duration

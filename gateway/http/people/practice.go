@@ -103,7 +103,7 @@ func (p *Practice) BookForCaller(c context.Context, ctx *fasthttp.RequestCtx, wh
 		p.fail(ctx, err)
 		return
 	}
-	req, err := wire.ParseBooking(ctx.PostBody())
+	req, err := wire.ParseBooking(ctx.PostBody(), 0)
 	if err != nil {
 		p.fail(ctx, err)
 		return

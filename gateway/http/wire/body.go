@@ -58,8 +58,9 @@ type bookingBody struct {
 const maxVisitMinutes = 480
 
 // ParseBooking reads the body of a booking, with a detail that names the
-// first thing wrong with it.
-func ParseBooking(body []byte) (gateway.BookRequest, error) {
+// first thing wrong with it. A body without patientId books for self, the
+// caller's own patient id; without one (0) the body must name the patient.
+func ParseBooking(body []byte, self int64) (gateway.BookRequest, error) {
 	if len(body) > MaxBookingBody {
 		return gateway.BookRequest{}, gateway.ErrPayloadTooLarge
 	}
@@ -70,10 +71,16 @@ func ParseBooking(body []byte) (gateway.BookRequest, error) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		return gateway.BookRequest{}, Invalid("the body is not valid JSON: " + err.Error())
 	}
-	if (b.SlotID == nil) == (b.SlotIDs == nil) || b.PatientID == nil {
+	switch {
+	case (b.SlotID == nil) == (b.SlotIDs == nil):
 		return gateway.BookRequest{}, Invalid("the body must have both slotId and patientId (or slotIds instead of slotId)")
+	case b.PatientID == nil && self <= 0:
+		return gateway.BookRequest{}, Invalid("the body must have both slotId and patientId (only a patient's own token may leave patientId out)")
 	}
-	patient, ok := ParseID(b.PatientID)
+	patient, ok := self, true
+	if b.PatientID != nil {
+		patient, ok = ParseID(b.PatientID)
+	}
 	if !ok {
 		return gateway.BookRequest{}, Invalid("patientId must be a positive integer")
 	}
