@@ -46,7 +46,9 @@ func providerEnv(t *testing.T, secret []byte, key oidctest.Key, ready bool) (*en
 	return newEnv(t, envOptions{secret: secret, provider: v}), p
 }
 
-func bearerOf(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+func bearerOf(tok string) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + tok}
+}
 
 // TestProviderPatientBooksAsItself: a provider's patient is the patient its
 // issuer and subject were linked to, books without naming itself and only
