@@ -135,11 +135,15 @@ hotslot-compare: build
 	./bin/loadtest -scenario hotslot-compare $(LOADTEST_TARGET) $(LOADTEST_FLAGS)
 
 # The benchmarks the README quotes: one hot slot through the database with
-# batches of 1 and 50 in the same run, and the gateway's refusal and
-# waiting-room paths. Timings on a shared machine are noisy: compare ratios.
+# batches of 1 and 50 in the same run, the gateway's refusal and
+# waiting-room paths, and a refused click with an HS256 service token beside
+# a provider's RS256 and ES256 tokens (and the one signature check each of
+# those costs). Timings on a shared machine are noisy: compare ratios.
 bench:
 	$(GO) test -run '^$$' -bench DecideHotSlot -benchtime 3s -count 3 ./booker/postgres/
 	$(GO) test -run '^$$' -bench 'LimiterRefusal|KnownFull|OutlookDeepLine' -benchmem -count 3 ./gateway/ ./gateway/limit/ ./gateway/room/
+	$(GO) test -run '^$$' -bench 'RefusedClick' -benchmem -count 5 ./gateway/http/
+	$(GO) test -run '^$$' -bench 'Verify' -benchmem -count 3 ./gateway/oidc/
 
 lint:
 	$(GO) vet $(MODULES)

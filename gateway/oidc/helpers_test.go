@@ -32,7 +32,7 @@ func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC(
 func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // verifier runs a Verifier of p's tokens until the test ends.
-func verifier(t *testing.T, p *oidctest.Provider, c *clock, tune func(*oidc.Config)) *oidc.Verifier {
+func verifier(t testing.TB, p *oidctest.Provider, c *clock, tune func(*oidc.Config)) *oidc.Verifier {
 	t.Helper()
 	cfg := oidc.Config{Issuer: p.Issuer(), Audience: audience, RolesClaim: "realm_access.roles", MaxLifetime: 24 * time.Hour,
 		Now: c.now, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
@@ -57,7 +57,7 @@ func verifier(t *testing.T, p *oidctest.Provider, c *clock, tune func(*oidc.Conf
 }
 
 // ready waits until v has loaded its keys.
-func ready(t *testing.T, v *oidc.Verifier) {
+func ready(t testing.TB, v *oidc.Verifier) {
 	t.Helper()
 	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
 }
