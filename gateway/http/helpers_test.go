@@ -188,8 +188,10 @@ type envOptions struct {
 	waitlist gateway.Waitlist
 	doctors  gateway.DoctorWriter
 	known    gateway.KnownDoctors
-	// provider verifies an OpenID provider's tokens beside the secret's.
+	// provider verifies an OpenID provider's tokens beside the secret's;
+	// clientID is the pages' client there.
 	provider *oidc.Verifier
+	clientID string
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -229,7 +231,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
-		KnownDoctors: opts.known, People: e.people,
+		KnownDoctors: opts.known, People: e.people, SignIn: gwhttp.SignIn{ClientID: opts.clientID},
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)

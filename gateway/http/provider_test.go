@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,5 +182,43 @@ func TestProviderDownAtStart(t *testing.T) {
 	var body map[string]any
 	if err := json.Unmarshal(r.body, &body); err != nil || len(e.books.bookCalls()) != 1 {
 		t.Errorf("bookings %d (%v), want only the service token's", len(e.books.bookCalls()), err)
+	}
+}
+
+// TestSignInConfig: with a provider and a client the pages learn where to
+// sign in, and their Content-Security-Policy lets them reach the provider;
+// without, they are told to take a pasted token and reach only the gateway.
+func TestSignInConfig(t *testing.T) {
+	key := oidctest.NewKey(t, "k1", jwt.SigningMethodRS256)
+	p := oidctest.Start(t, key)
+	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: apiAudience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go v.Run(ctx)
+	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	with := newEnv(t, envOptions{provider: v, clientID: "termin-web"})
+	r := with.do(t, req{method: "GET", path: "/assets/signin.json"})
+	var got struct {
+		Issuer, ClientID, Scope string
+		Metadata                struct {
+			TokenEndpoint string `json:"token_endpoint"`
+		}
+	}
+	if err := json.Unmarshal(r.body, &got); err != nil || got.Issuer != p.Issuer() || got.ClientID != "termin-web" ||
+		got.Scope != "openid profile email offline_access" || got.Metadata.TokenEndpoint != p.Issuer()+"/token" {
+		t.Errorf("signin.json = %s (%v)", r.body, err)
+	}
+	if csp := with.do(t, req{method: "GET", path: "/"}).header["Content-Security-Policy"]; !strings.Contains(csp, "connect-src 'self' "+p.Issuer()+";") {
+		t.Errorf("CSP %q does not let the page reach the provider", csp)
+	}
+	without := newEnv(t, envOptions{secret: secret})
+	if r := without.do(t, req{method: "GET", path: "/assets/signin.json"}); string(r.body) != "{\"issuer\":\"\"}\n" {
+		t.Errorf("signin.json without a provider = %q", r.body)
+	}
+	if csp := without.do(t, req{method: "GET", path: "/praxis"}).header["Content-Security-Policy"]; !strings.Contains(csp, "connect-src 'self';") {
+		t.Errorf("CSP without a provider = %q", csp)
 	}
 }

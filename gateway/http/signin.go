@@ -32,6 +32,10 @@ type signInJSON struct {
 	Issuer   string `json:"issuer"`
 	ClientID string `json:"clientId,omitempty"`
 	Scope    string `json:"scope,omitempty"`
+	// Metadata is the provider's discovery document as the gateway read
+	// it, so that the pages need not read it themselves (not every
+	// provider lets a page's origin read it).
+	Metadata *oidc.Metadata `json:"metadata,omitempty"`
 }
 
 // signInScope asks for the profile the new patient is prefilled from and a
@@ -41,7 +45,7 @@ const signInScope = "openid profile email offline_access"
 func (si signIn) body() []byte {
 	out := signInJSON{}
 	if si.provider != nil {
-		out = signInJSON{Issuer: si.provider.Issuer(), ClientID: si.clientID, Scope: signInScope}
+		out = signInJSON{Issuer: si.provider.Issuer(), ClientID: si.clientID, Scope: signInScope, Metadata: si.provider.Metadata()}
 	}
 	b, _ := json.Marshal(out)
 	return append(b, '\n')

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,5 +87,24 @@ func TestPageHasNoInlineCode(t *testing.T) {
 	}
 	if strings.Contains(web.ContentSecurityPolicy, "unsafe") {
 		t.Errorf("policy %q allows unsafe sources", web.ContentSecurityPolicy)
+	}
+}
+
+// vendoredSHA256 is the hash of static/vendor/oidc-client-ts.min.js as
+// VENDOR.md says to make it from the npm package: a changed file must be
+// a new version taken the same way, not an edit.
+const vendoredSHA256 = "cacca0237e5c2959711767910dd37ea9294b5de5cd815f4dc82c4c7d0f05fa9e"
+
+func TestVendoredLibraryIsAsTaken(t *testing.T) {
+	sum := sha256.Sum256([]byte(asset(t, "/assets/vendor/oidc-client-ts.min.js")))
+	if got := hex.EncodeToString(sum[:]); got != vendoredSHA256 {
+		t.Errorf("oidc-client-ts.min.js has SHA-256 %s, want %s (VENDOR.md)", got, vendoredSHA256)
+	}
+	for _, page := range []string{"/", web.PracticePath} {
+		html := asset(t, page)
+		lib, signin := strings.Index(html, "/assets/vendor/oidc-client-ts.min.js"), strings.Index(html, "/assets/signin.js")
+		if lib < 0 || signin < lib {
+			t.Errorf("%s does not load oidc-client-ts before signin.js", page)
+		}
 	}
 }

@@ -1,13 +1,14 @@
-// The page's side of the API: the bearer token, the one pending booking with
-// its Idempotency-Key, and fetch with problem+json and Retry-After read.
+// The page's side of the API: who is signed in (the token comes from
+// signin.js), the one pending booking with its Idempotency-Key, and fetch
+// with problem+json and Retry-After read.
 'use strict';
 
 window.TerminApi = (function () {
-  const TOKEN = 'termin.token';
   const PENDING = 'termin.pending';
   const MINE = 'termin.mine.';
   const TIMEOUT_MS = 20000;
-  let token = sessionStorage.getItem(TOKEN) || '';
+  const signin = window.TerminSignIn;
+  let patientId = 0;
 
   // claims decodes the token's payload; the server checks the signature.
   function claims(tok) {
@@ -19,30 +20,46 @@ window.TerminApi = (function () {
     }
   }
 
-  // signIn keeps a token of a patient whose expiry lies ahead; it answers
-  // 'ok', 'expired' or 'bad'.
+  // signIn keeps a pasted token of a patient whose expiry lies ahead (a
+  // gateway without a sign-in provider); it answers 'ok', 'expired' or 'bad'.
   function signIn(tok) {
     tok = (tok || '').trim();
     const c = claims(tok);
     if (!c || c.role !== 'patient' || !/^[1-9][0-9]{0,17}$/.test(String(c.sub))) return 'bad';
     if (typeof c.exp === 'number' && c.exp * 1000 < Date.now()) return 'expired';
-    token = tok;
-    sessionStorage.setItem(TOKEN, tok);
+    signin.paste(tok);
     return 'ok';
   }
 
+  // identify finds the signed-in patient's id: a pasted token names it, a
+  // provider's patient is asked for (GET /api/patients/me). It answers the
+  // API's answer ({status: 200} for a pasted token); patient() is 0 unless
+  // it found one.
+  async function identify() {
+    patientId = 0;
+    const tok = signin.token();
+    if (!tok) return { status: 401 };
+    if (!signin.provider()) {
+      const c = claims(tok);
+      if (c && !(typeof c.exp === 'number' && c.exp * 1000 < Date.now())) patientId = Number(c.sub) || 0;
+      return { status: patientId ? 200 : 401 };
+    }
+    const r = await call('GET', '/api/patients/me');
+    if (r.ok && r.body && r.body.id > 0) patientId = r.body.id;
+    return r;
+  }
+
+  // signOut drops the pending request and the token; with a provider the
+  // browser then goes there to end its session.
   function signOut() {
-    token = '';
-    sessionStorage.removeItem(TOKEN);
+    patientId = 0;
     sessionStorage.removeItem(PENDING);
+    return signin.signOut();
   }
 
   // patient is the signed-in patient's id, or 0.
   function patient() {
-    const c = token && claims(token);
-    if (!c) return 0;
-    if (typeof c.exp === 'number' && c.exp * 1000 < Date.now()) return 0;
-    return Number(c.sub) || 0;
+    return signin.token() ? patientId : 0;
   }
 
   // newKey makes an Idempotency-Key: 22 random URL-safe characters. It uses
@@ -84,6 +101,7 @@ window.TerminApi = (function () {
   async function call(method, path, opts) {
     opts = opts || {};
     const headers = { Accept: 'application/json' };
+    const token = signin.token();
     if (token) headers.Authorization = 'Bearer ' + token;
     if (opts.key) headers['Idempotency-Key'] = opts.key;
     if (opts.body) headers['Content-Type'] = 'application/json';
@@ -147,7 +165,7 @@ window.TerminApi = (function () {
   }
 
   return {
-    signIn: signIn, signOut: signOut, patient: patient, pending: pending, intend: intend, settle: settle,
+    signIn: signIn, identify: identify, signOut: signOut, patient: patient, pending: pending, intend: intend, settle: settle,
     call: call, send: send, remember: remember, remembered: remembered, forget: forget
   };
 })();

@@ -18,7 +18,7 @@ window.Termin = (function () {
   const state = {
     lang: localStorage.getItem('termin.lang') === 'en' ? 'en' : 'de',
     doctors: [], listed: null, doctor: null, date: '', slots: null, slotsError: '',
-    moving: null, run: 0, slotsReq: 0, wait: null, result: null, view: ''
+    moving: null, run: 0, slotsReq: 0, wait: null, result: null, view: '', provider: false
   };
 
   // --- texts and times -----------------------------------------------------
@@ -132,26 +132,34 @@ window.Termin = (function () {
     $('result-again').addEventListener('click', function () { openBooking(null); });
     $('confirm-book').addEventListener('click', confirmChosen);
     $('confirm-back').addEventListener('click', confirmBack);
-    $('signout').addEventListener('click', function () { api.signOut(); signedOut(''); });
+    $('signout').addEventListener('click', function () { signedOut(''); api.signOut(); });
     $('signin-form').addEventListener('submit', function (ev) { ev.preventDefault(); trySignIn($('signin-token').value); });
+    $('signin-provider').addEventListener('click', function () { window.TerminSignIn.signIn(); });
     $('doctor-form').addEventListener('submit', function (ev) {
       ev.preventDefault();
       const id = Number($('doctor-id').value);
       if (id > 0) chooseDoctor({ id: id, name: '' });
     });
     applyTexts();
-    const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-    if (m) {
-      history.replaceState(null, '', location.pathname + location.search);
-      return trySignIn(decodeURIComponent(m[1]));
-    }
-    if (!api.patient()) return signedOut(sessionStorage.getItem('termin.token') ? 'signinExpired' : '');
-    signedIn();
+    window.TerminSignIn.onRenewed(function (tok) { if (!tok) expired(); });
+    window.TerminSignIn.start('/', 'termin.token').then(function (s) {
+      state.provider = s.provider;
+      if (!s.token) return signedOut(s.error);
+      identified();
+    });
+  }
+
+  // identified shows the booking once the signed-in patient's id is known.
+  async function identified() {
+    const r = await api.identify();
+    if (api.patient()) return signedIn();
+    if (r.status === 401) return expired();
+    signedOut(r.status === 0 ? 'network' : 'signinFailed');
   }
 
   function trySignIn(token) {
     const res = api.signIn(token);
-    if (res === 'ok') return signedIn();
+    if (res === 'ok') return identified();
     signedOut(res === 'expired' ? 'signinExpired' : 'signinBad');
   }
 
@@ -160,7 +168,9 @@ window.Termin = (function () {
     $('nav').hidden = true;
     $('signout').hidden = true;
     applyTexts();
-    hint('signin-why', t(why || 'signinText'));
+    hint('signin-why', t(why || (state.provider ? 'signinProvider' : 'signinText')));
+    $('signin-form').hidden = !!state.provider;
+    $('signin-provider').hidden = !state.provider;
     notice('');
     show('signin');
   }
@@ -183,7 +193,7 @@ window.Termin = (function () {
 
   // expired answers a 401: the token is dropped, the pending request kept.
   function expired() {
-    sessionStorage.removeItem('termin.token');
+    window.TerminSignIn.drop();
     signedOut('signinExpired');
   }
 

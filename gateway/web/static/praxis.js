@@ -1,6 +1,7 @@
 // The practice's day: a doctor's, staff's or admin's view of one doctor's
 // day, with blocking, booking for a caller and attendance. German only; it
-// talks to the same API as any client and keeps its token in the tab.
+// talks to the same API as any client, signs in as the patient page does
+// (signin.js) and keeps its token in the tab.
 'use strict';
 
 (function () {
@@ -8,7 +9,7 @@
   const PENDING = 'termin.praxis.pending';
   const ZONE = 'Europe/Berlin';
   const $ = function (id) { return document.getElementById(id); };
-  let token = sessionStorage.getItem(TOKEN) || '';
+  const signin = window.TerminSignIn;
   let day = null;
 
   const TEXTS = {
@@ -47,7 +48,7 @@
 
   // api sends one request and answers {status, body, retryAfter}.
   async function api(method, path, body, key) {
-    const headers = { Authorization: 'Bearer ' + token };
+    const headers = { Authorization: 'Bearer ' + signin.token() };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (key) headers['Idempotency-Key'] = key;
     const res = await fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -70,26 +71,36 @@
     return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
   }
 
+  // signOut shows the sign-in again, the token dropped: the provider's
+  // button, or the field for a pasted token.
   function signOut(why) {
-    token = '';
-    sessionStorage.removeItem(TOKEN);
+    signin.drop();
     $('p-day').hidden = true;
+    $('p-signout').hidden = true;
     $('p-signin').hidden = false;
+    $('p-signin-form').hidden = signin.provider();
+    $('p-signin-provider').hidden = !signin.provider();
     if (why) $('p-signin-why').textContent = why;
   }
 
+  // signIn keeps a pasted token of a doctor, staff or an admin.
   function signIn(tok) {
     tok = (tok || '').trim();
     if (!usable(tok)) {
       signOut('Dieser Zugangsschlüssel gehört keiner Praxis, keiner Ärztin und keinem Arzt, oder er ist abgelaufen.');
       return;
     }
-    token = tok;
-    sessionStorage.setItem(TOKEN, tok);
+    signin.paste(tok);
+    signedIn();
+  }
+
+  // signedIn shows the day; a doctor's own number is filled in.
+  function signedIn() {
     $('p-signin').hidden = true;
     $('p-day').hidden = false;
-    const c = claims(tok);
-    if (c.role === 'doctor' && !$('p-doctor').value) $('p-doctor').value = String(c.doctorId);
+    $('p-signout').hidden = false;
+    const c = claims(signin.token()) || {};
+    if (c.doctorId && !$('p-doctor').value) $('p-doctor').value = String(c.doctorId);
     if (!$('p-date').value) $('p-date').value = today();
   }
 
@@ -227,6 +238,9 @@
       signIn($('p-token').value);
       load();
     });
+    $('p-signin-provider').addEventListener('click', function () { signin.signIn(); });
+    $('p-signout').addEventListener('click', function () { signin.signOut(); signOut(''); });
+    signin.onRenewed(function (tok) { if (!tok) signOut('Die Anmeldung ist abgelaufen. Bitte melden Sie sich neu an.'); });
     $('p-pick').addEventListener('submit', function (e) { e.preventDefault(); load(); });
     $('p-block-day').addEventListener('click', function () { block('block', { date: $('p-date').value }); });
     $('p-unblock-day').addEventListener('click', function () { block('unblock', { date: $('p-date').value }); });
@@ -244,19 +258,16 @@
     });
   }
 
-  function start() {
+  async function start() {
     wire();
-    const m = /token=([^&]+)/.exec(location.hash);
-    if (m) {
-      history.replaceState(null, '', location.pathname);
-      signIn(decodeURIComponent(m[1]));
-    } else if (token && usable(token)) {
-      signIn(token);
-    } else {
-      signOut();
+    const s = await signin.start('/praxis', TOKEN);
+    if (!s.token || (!s.provider && !usable(s.token))) {
+      signOut(s.error ? 'Die Anmeldung hat nicht geklappt. Bitte versuchen Sie es noch einmal.' : '');
+      return;
     }
+    signedIn();
     const waiting = sessionStorage.getItem(PENDING);
-    if (token && waiting) bookForCaller(JSON.parse(waiting));
+    if (waiting) bookForCaller(JSON.parse(waiting));
   }
 
   start();

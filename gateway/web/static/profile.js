@@ -73,6 +73,9 @@ window.TerminProfile = (function () {
     $('pf-erase-ask').hidden = true;
     fill({});
     T.notice(T.t('pfErased'));
+    // The link to the provider's account ended with the data: signed in
+    // further, the next request would make a new patient of it.
+    if (window.TerminSignIn.provider()) api.signOut();
   }
 
   document.addEventListener('DOMContentLoaded', function () {
