@@ -15,11 +15,11 @@ import (
 
 // Discovery is the part of a provider's discovery document a client reads.
 type Discovery struct {
-	Issuer             string `json:"issuer"`
-	Authorization      string `json:"authorization_endpoint"`
-	Token              string `json:"token_endpoint"`
-	EndSession         string `json:"end_session_endpoint"`
-	JWKS               string `json:"jwks_uri"`
+	Issuer             string   `json:"issuer"`
+	Authorization      string   `json:"authorization_endpoint"`
+	Token              string   `json:"token_endpoint"`
+	EndSession         string   `json:"end_session_endpoint"`
+	JWKS               string   `json:"jwks_uri"`
 	CodeChallengeTypes []string `json:"code_challenge_methods_supported"`
 }
 
