@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"termin/shared/poll"
+
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-	"termin/shared/poll"
 )
 
 // pageTimeout bounds each browser step; the machine may be loaded.
@@ -246,4 +247,21 @@ func (p *tab) tabTo(sel string) {
 		p.run("press Tab", chromedp.KeyEvent(kb.Tab))
 	}
 	p.t.Fatalf("60 presses of Tab did not reach %s\npage shows:\n%s", sel, p.visibleText())
+}
+
+// signedInTab opens a page of the gateway at base (the patient page "/" or
+// the practice page "/praxis") signed in with a service token, as a person
+// who pasted it into the page's field would be: the page keeps a pasted
+// token in the tab's storage. A gateway without a sign-in provider takes
+// such tokens; no token travels in an address.
+func signedInTab(t *testing.T, browser context.Context, base, page, tok string) *tab {
+	t.Helper()
+	key := map[string]string{"/": "termin.token", "/praxis": "termin.praxis.token"}[page]
+	if key == "" {
+		t.Fatalf("no page %q", page)
+	}
+	p := openTab(t, browser, base+page)
+	eval[bool](p, fmt.Sprintf(`(sessionStorage.setItem(%q, %q), true)`, key, tok))
+	p.run("reload "+page, chromedp.Reload())
+	return p
 }

@@ -1,6 +1,7 @@
 package system
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
 
 	"termin/gateway/token"
+	"termin/system/devidp"
 )
 
 // DevPatient is the patient the development token of `make run` acts for:
@@ -67,6 +70,32 @@ func (d DevAuth) WriteTokens(dir string) error {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(tok+"\n"), 0o600); err != nil {
 			return fmt.Errorf("writing %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+// LinkDemoPatient makes the demo patient of the development provider at
+// issuer patient DevPatient, the patient of the README's requests, so that
+// signing in on the page as that person shows the same appointments. The
+// issuer's address changes with each run; an older run's link of the demo
+// patient goes.
+func LinkDemoPatient(ctx context.Context, databaseURL, issuer string) error {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return fmt.Errorf("link the demo patient: %w", err)
+	}
+	defer conn.Close(ctx)
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `DELETE FROM patient_identity WHERE patient_id = $3 OR (issuer = $1 AND subject = $2)`,
+			issuer, devidp.DemoPatientSubject, DevPatient); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO patient_identity (issuer, subject, patient_id) VALUES ($1, $2, $3)`,
+			issuer, devidp.DemoPatientSubject, DevPatient)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("link the demo patient: %w", err)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func TestPracticePage(t *testing.T) {
 	s.startSlotAt(gone, past)
 
 	browser := newBrowser(t)
-	p := openTab(t, browser, s.gateway.URL()+"/praxis#token="+strings.TrimPrefix(s.staff(1).bearer, "Bearer "))
+	p := signedInTab(t, browser, s.gateway.URL(), "/praxis", strings.TrimPrefix(s.staff(1).bearer, "Bearer "))
 	show := func(date string) {
 		p.waitFor("the day view", `!document.getElementById('p-day').hidden`)
 		eval[bool](p, fmt.Sprintf(`(document.getElementById('p-doctor').value = '42', document.getElementById('p-date').value = %q, true)`, date))

@@ -86,6 +86,9 @@ func (s *System) startProcesses(ctx context.Context, cfg Config) error {
 	} else {
 		genv = append(genv, "AUTH_SECRET="+string(pc.Secret))
 	}
+	if o := cfg.Gateway.OIDC; o.Issuer != "" {
+		genv = append(genv, "OIDC_ISSUER="+o.Issuer, "OIDC_AUDIENCE="+o.Audience, "OIDC_CLIENT_ID="+cfg.Gateway.OIDCClientID)
+	}
 	if p.gateway, err = startChild(pc, "gateway", genv); err != nil {
 		return err
 	}

@@ -36,6 +36,9 @@ type Config struct {
 	// Processes, when set, runs the gateway, the booker and NATS as
 	// processes of their own (the deployed layout) instead of in this one.
 	Processes *ProcessesConfig
+	// DemoIssuer, with SeedDemo, is the development OpenID provider whose
+	// demo patient (devidp.DemoPatientSubject) is patient DevPatient.
+	DemoIssuer string
 }
 
 // RunVariables are the environment variables `make run` reads itself,
@@ -98,6 +101,9 @@ func (s *System) NATSUserURL(user string) string {
 func Start(ctx context.Context, cfg Config) (*System, error) {
 	s := &System{}
 	err := s.start(ctx, cfg)
+	if err == nil && cfg.SeedDemo && cfg.DemoIssuer != "" {
+		err = LinkDemoPatient(ctx, s.DatabaseURL, cfg.DemoIssuer)
+	}
 	if err != nil {
 		_ = s.Shutdown(context.Background())
 		return nil, err

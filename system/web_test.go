@@ -2,6 +2,7 @@ package system_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -13,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/kb"
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/token"
-	"termin/system"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // webStack is a stack with a second gateway that checks bearer tokens, as
@@ -54,14 +55,15 @@ var pageDoctors = map[int64][2]string{
 	48: {"Dr. Felix Braun", "Neurologie"},
 }
 
-// link is the page's sign-in link for the patient, as `make run` prints it.
-func (w *webStack) link(patient int64) string {
+// open opens the patient page signed in as the patient, with a service
+// token of its own.
+func (w *webStack) open(browser context.Context, patient int64) *tab {
 	w.t.Helper()
-	url, err := system.PageLink(w.page.URL(), w.secret, patient, time.Hour)
+	tok, err := token.Sign(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	return url
+	return signedInTab(w.t, browser, w.page.URL(), "/", tok)
 }
 
 // postAs books through the page's gateway with the patient's token.
@@ -174,7 +176,7 @@ func TestPatientPage(t *testing.T) {
 		for i := range 3 { // not yet open: the page says when they open
 			w.openingSlot(41, at.Add(time.Duration(90+15*i)*time.Minute), 1, opening)
 		}
-		p := openTab(t, browser, w.link(101))
+		p := w.open(browser, 101)
 		if h := p.text("#book-title"); h != "Termin buchen" {
 			t.Errorf("heading = %q, want the German page first", h)
 		}
@@ -228,7 +230,7 @@ func TestPatientPage(t *testing.T) {
 	})
 
 	t.Run("keeps the patient's details and consent, exports and erases them", func(t *testing.T) {
-		p := openTab(t, browser, w.link(110))
+		p := w.open(browser, 110)
 		p.click("#nav-profile")
 		p.waitFor("the details view", `!document.getElementById('v-profile').hidden`)
 		p.typeInto("#pf-name", "Clara Neumann")
@@ -262,13 +264,15 @@ func TestPatientPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p = openTab(t, browser, w.page.URL()+"/#token="+expired)
+		p.typeInto("#signin-token", expired)
+		p.click("#signin-form button")
 		p.waitFor("the sign-in view for an expired token", signin+` && document.getElementById('signin-why').textContent.includes('abgelaufen')`)
 		forged, err := token.Sign([]byte(rand.Text()+rand.Text()), "109", "patient", time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p = openTab(t, browser, w.page.URL()+"/#token="+forged)
+		p.typeInto("#signin-token", forged)
+		p.click("#signin-form button")
 		p.waitFor("the sign-in view or the doctor form", signin+` || !document.getElementById('doctor-form').hidden`)
 		if !eval[bool](p, signin) { // a server without the doctor list: the first API call refuses the token
 			p.typeInto("#doctor-id", "41")
@@ -283,7 +287,7 @@ func TestPatientPage(t *testing.T) {
 	t.Run("books with the keyboard alone", func(t *testing.T) {
 		at := tomorrowAt(15, 0)
 		slot := w.slot(47, at, 1)
-		p := openTab(t, browser, w.link(107))
+		p := w.open(browser, 107)
 		doc := `[data-doctor="47"]`
 		p.waitFor("the doctor list or the doctor form", `document.querySelector('`+doc+`') || !document.getElementById('doctor-form').hidden`)
 		if eval[bool](p, `!!document.querySelector('`+doc+`')`) {
@@ -309,7 +313,7 @@ func TestPatientPage(t *testing.T) {
 	t.Run("a queued booking shows its place in line, then its result, with one key", func(t *testing.T) {
 		at := tomorrowAt(11, 0)
 		slot := w.slot(42, at, 10)
-		p := openTab(t, browser, w.link(102))
+		p := w.open(browser, 102)
 		p.chooseDay(42, at)
 		w.stopBooker(t)
 		for i, patient := range []int64{201, 202} {
@@ -349,7 +353,7 @@ func TestPatientPage(t *testing.T) {
 		at := tomorrowAt(12, 0)
 		full := w.slot(43, at, 1)
 		next := w.slot(43, at.Add(30*time.Minute), 1)
-		p := openTab(t, browser, w.link(103))
+		p := w.open(browser, 103)
 		p.chooseDay(43, at)
 		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, full))
 		if a := w.mustDo("POST", "/api/appointments", "taken", bookBody(full, 203)); a.status != http.StatusCreated {
@@ -371,7 +375,7 @@ func TestPatientPage(t *testing.T) {
 		at := tomorrowAt(13, 0)
 		slot := w.slot(44, at, 1)
 		elsewhere := w.mustDo("POST", "/api/appointments", "by-phone", bookBody(w.slot(40, at.Add(24*time.Hour), 1), 104))
-		p := openTab(t, browser, w.link(104))
+		p := w.open(browser, 104)
 		p.chooseSlot(44, at, slot)
 		p.waitText("#result-title", "Ihr Termin ist gebucht")
 		p.click("#result-mine")
@@ -403,7 +407,7 @@ func TestPatientPage(t *testing.T) {
 		from := w.slot(48, at, 1)
 		to := w.slot(48, at.Add(time.Hour), 1)
 		booked := w.mustDo("POST", "/api/appointments", "before-move", bookBody(from, 108))
-		p := openTab(t, browser, w.link(108))
+		p := w.open(browser, 108)
 		p.click("#nav-mine")
 		item := fmt.Sprintf(`[data-appointment="%d"]`, booked.id())
 		p.click(item + " .move")
@@ -427,7 +431,7 @@ func TestPatientPage(t *testing.T) {
 		if held.status != http.StatusCreated || held.body["status"] != "HELD" {
 			t.Fatalf("hold: %d %v", held.status, held.body)
 		}
-		p := openTab(t, browser, w.link(110))
+		p := w.open(browser, 110)
 		p.click("#nav-mine")
 		p.click(fmt.Sprintf(`[data-appointment="%d"] .confirm-hold`, held.id()))
 		p.waitFor("the confirmation", `document.getElementById('notice').textContent.includes('verbindlich')`)
@@ -439,7 +443,7 @@ func TestPatientPage(t *testing.T) {
 	t.Run("a reload while waiting keeps the same request", func(t *testing.T) {
 		at := tomorrowAt(14, 0)
 		slot := w.slot(45, at, 5)
-		p := openTab(t, browser, w.link(105))
+		p := w.open(browser, 105)
 		p.chooseDay(45, at)
 		w.stopBooker(t)
 		before := w.lastSeq()
@@ -464,7 +468,7 @@ func TestPatientPage(t *testing.T) {
 	t.Run("a patient on the page gets an answer in the opening burst", func(t *testing.T) {
 		at := tomorrowAt(9, 0)
 		slot := w.openingSlot(46, at, 5, time.Now().Add(5*time.Second))
-		p := openTab(t, browser, w.link(106))
+		p := w.open(browser, 106)
 		p.chooseDay(46, at)
 		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 		var wg sync.WaitGroup

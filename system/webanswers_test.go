@@ -172,7 +172,7 @@ func (s *scriptedAPI) open(t *testing.T, browser context.Context, patient string
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openTab(t, browser, s.srv.URL+"/#token="+tok)
+	p := signedInTab(t, browser, s.srv.URL, "/", tok)
 	p.chooseDay(scriptDoctor, tomorrowAt(10, 0))
 	p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, scriptSlot))
 	return p

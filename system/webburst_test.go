@@ -4,14 +4,17 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/gateway/token"
 	"termin/shared/poll"
 	"termin/system"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // The page's patients in the burst: the one `make run` signs in, who joins
@@ -63,14 +66,14 @@ func TestPageBooksDuringTheOpeningBurst(t *testing.T) {
 	if len(op.Slots) != 40 || op.Slots[0].Capacity != 1 || op.Slots[1].Capacity != 1 {
 		t.Fatalf("the opening has %d slots, want 40, the first two of one place: %+v", len(op.Slots), op.Slots)
 	}
-	burstLink, err := system.PageLink(sys.Gateway.URL(), dev.Secret, burstPatient, time.Hour)
+	burstToken, err := token.Sign(dev.Secret, strconv.Itoa(burstPatient), "patient", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
 	line := &pageBooking{name: "in line before the opening", patient: linePatient, slot: op.Slots[1].ID, from: op.OpensAt,
-		p: openTab(t, browser, sys.Gateway.URL()+"/#token="+dev.PatientToken)}
+		p: signedInTab(t, browser, sys.Gateway.URL(), "/", dev.PatientToken)}
 	mid := &pageBooking{name: "clicking in the burst", patient: burstPatient, slot: op.Slots[0].ID,
-		p: openTab(t, browser, burstLink)}
+		p: signedInTab(t, browser, sys.Gateway.URL(), "/", burstToken)}
 	for _, pb := range []*pageBooking{line, mid} {
 		pb.p.chooseDay(op.Doctor, op.Slots[0].Start)
 		pb.p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, pb.slot))

@@ -1,8 +1,9 @@
 // Command pagebook books a slot of `make loadtest`'s popular doctor through
 // the patient page in a headless Chromium, as a person at the page would
 // during the opening burst, and prints what the page showed and when. It
-// waits for the load test to name its doctor, signs in with the patient
-// token `make run` prints, picks that doctor, the day and the first slot
+// waits for the load test to name its doctor, signs in (through `make
+// run`'s development provider as patient 77, or with the patient token of
+// run.env on a gateway without one), picks that doctor, the day and the first slot
 // that opens, clicks book (at once, in the line before the opening, or
 // -after the opening) and follows the page to its answer. It exits 1 when
 // the page shows none within -within.

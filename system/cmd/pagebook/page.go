@@ -111,10 +111,12 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	page, cancel := chromedp.NewContext(alloc)
 	defer cancel()
 	began := time.Now()
-	err = chromedp.Do(page, chromedp.Navigate(o.gateway+"/#token="+o.token),
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-doctor="%d"]`, tg.doctor))),
-		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-date="%s"]`, tg.date))),
-		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-slot="%d"]`, tg.slot))))
+	err = signIn(page, o)
+	if err == nil {
+		err = chromedp.Do(page, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-doctor="%d"]`, tg.doctor))),
+			chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-date="%s"]`, tg.date))),
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-slot="%d"]`, tg.slot))))
+	}
 	if err == nil {
 		_, err = chromedp.Run(page, chromedp.Evaluate[bool](spy))
 	}
@@ -200,3 +202,25 @@ const viewJS = `(() => {
   }
   return out;
 })()`
+
+// signIn signs the page in: through the sign-in provider's form as its
+// first person (`make run`'s demo patient 77) when the page has a provider,
+// else with the token pasted, as the page keeps a pasted one.
+func signIn(page context.Context, o options) error {
+	err := chromedp.Do(page, chromedp.Navigate(o.gateway+"/"), chromedp.WaitVisible(chromedp.CSS("#v-signin")))
+	if err != nil {
+		return err
+	}
+	provider, err := chromedp.Run(page, chromedp.Evaluate[bool](`!document.getElementById('signin-provider').hidden`))
+	if err != nil {
+		return err
+	}
+	if provider {
+		return chromedp.Do(page, chromedp.Click(chromedp.CSS("#signin-provider")), chromedp.WaitVisible(chromedp.CSS("#anmelden")),
+			chromedp.Click(chromedp.CSS("#anmelden")), chromedp.WaitVisible(chromedp.CSS("#nav")))
+	}
+	if _, err := chromedp.Run(page, chromedp.Evaluate[bool](fmt.Sprintf(`(sessionStorage.setItem('termin.token', %q), true)`, o.token))); err != nil {
+		return err
+	}
+	return chromedp.Do(page, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#nav")))
+}

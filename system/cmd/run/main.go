@@ -22,6 +22,7 @@ import (
 	gatewayapp "termin/gateway/app"
 	"termin/shared/envconf"
 	"termin/system"
+	"termin/system/devidp"
 )
 
 // dataDir holds what a run keeps between runs (the private cluster, the
@@ -45,8 +46,10 @@ func main() {
 }
 
 // devAuth gives the gateway a development secret when none is set (a random
-// one, new at every start) and signs a patient and an admin token with the
-// secret in use, written under dataDir. With AUTH_DISABLED=1 there is none.
+// one, new at every start) and signs service tokens with the secret in use
+// (patient 77, the demo practice's staff, an admin), written under dataDir
+// for the README's requests and the load test. With AUTH_DISABLED=1 there
+// is none.
 func devAuth(gcfg *gatewayapp.Config, processes bool) (*system.DevAuth, error) {
 	if gcfg.Auth.Disabled {
 		return nil, nil
@@ -84,7 +87,7 @@ func run(ctx context.Context) error {
 		logger.Info("run: Go processors follow the load", "from", 1, "to", g.Max, "cores", runtime.NumCPU())
 	}
 	slog.SetDefault(logger)
-	sys, dev, err := start(ctx, logger)
+	sys, dev, idp, err := start(ctx, logger)
 	if err != nil {
 		return err
 	}
@@ -92,42 +95,77 @@ func run(ctx context.Context) error {
 	if err := publish(dataDir, env); err != nil {
 		logger.Warn("run: cannot write .data/run.env; `make loadtest` will not find this run", "err", err)
 	}
-	fmt.Print(banner(sys, dev, env))
+	fmt.Print(banner(sys, dev, idp, env))
 	<-ctx.Done()
 	fmt.Println("stopping…")
 	os.Remove(filepath.Join(dataDir, "run.env")) // nobody reaches for a run that is ending
 	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return sys.Shutdown(shutdown)
+	err = sys.Shutdown(shutdown)
+	if idp != nil {
+		err = errors.Join(err, idp.Close(shutdown))
+	}
+	return err
 }
 
-// start brings the system up as the environment configures it, with a
-// development secret and tokens unless AUTH_DISABLED=1 (dev is then nil).
-func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.DevAuth, error) {
+// devProvider starts the development OpenID provider the pages sign in
+// through and points the gateway at it, unless OIDC_ISSUER names a
+// provider of the developer's own or authentication is off (then nil).
+func devProvider(gcfg *gatewayapp.Config, logger *slog.Logger) (*devidp.Provider, error) {
+	if gcfg.Auth.Disabled || gcfg.OIDC.Issuer != "" {
+		return nil, nil
+	}
+	p, err := devidp.Start(devidp.Config{Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	gcfg.OIDC.Issuer, gcfg.OIDC.Audience, gcfg.OIDCClientID = p.Issuer(), p.Audience(), p.ClientID()
+	return p, nil
+}
+
+// start brings the system up as the environment configures it: with the
+// development OpenID provider the pages sign in through, and a development
+// secret and service tokens for the README's requests and the load test,
+// unless AUTH_DISABLED=1 (dev and idp are then nil).
+func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.DevAuth, *devidp.Provider, error) {
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	gcfg, err := gatewayapp.ParseFlags(nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	layout, err := processesLayout()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	dev, err := devAuth(&gcfg, layout != nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if layout != nil && dev != nil {
 		layout.Secret, layout.AdminToken = dev.Secret, dev.AdminToken
 	}
+	idp, err := devProvider(&gcfg, logger)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: os.Getenv("DATABASE_URL"), NATSURL: os.Getenv("NATS_URL"), DataDir: dataDir,
 		Booker: bcfg, Gateway: gcfg, SeedDemo: os.Getenv("SEED_DEMO") != "0", Logger: logger, Processes: layout,
+		DemoIssuer: gcfg.OIDC.Issuer,
 	})
-	return sys, dev, err
+	if err != nil {
+		if idp != nil {
+			_ = idp.Close(context.Background())
+		}
+		return nil, nil, nil, err
+	}
+	if idp != nil {
+		idp.AllowApp(sys.GatewayURL())
+	}
+	return sys, dev, idp, nil
 }
 
 // processesLayout reads RUN_LAYOUT: "one-process" (the default) runs the

@@ -9,6 +9,7 @@ import (
 
 	"termin/shared/envconf"
 	"termin/system"
+	"termin/system/devidp"
 )
 
 // envVar is one line of run.env: a shell variable other shells source to
@@ -83,20 +84,27 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// banner is what a person reads first: where the API is, which database
-// the run uses, the tokens, and how to stop it.
-func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
+// banner is what a person reads first: where the API and the pages are,
+// who may sign in there, which database the run uses, and how to stop it.
+// It prints no token, nor an address that carries one: the tokens are in
+// run.env and .data/*.token.
+func banner(sys *system.System, dev *system.DevAuth, idp *devidp.Provider, env []envVar) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntermin is running.\n")
 	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.GatewayURL())
 	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
 	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
-	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.GatewayURL(), dev))
+	fmt.Fprintf(&b, "  pages:     %s/ (patients)   %s/praxis (doctors and staff)\n", sys.GatewayURL(), sys.GatewayURL())
+	if idp != nil {
+		fmt.Fprintf(&b, "  sign-in:   \"Anmelden\" on a page, at the development OpenID provider %s, as\n", idp.Issuer())
+		for _, p := range devidp.DemoPeople {
+			fmt.Fprintf(&b, "               %s\n", p.Label)
+		}
+	}
 	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.BookerAddr())
 	if dev != nil {
-		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
-		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)
-		fmt.Fprintf(&b, "  practice page (staff of practice %d, $STAFF_TOKEN): %s/praxis#token=%s\n", system.DevPractice, sys.GatewayURL(), dev.StaffToken)
+		fmt.Fprintf(&b, "  tokens:    patient %d ($TOKEN), staff of practice %d ($STAFF_TOKEN), admin ($ADMIN_TOKEN): in %s/run.env and %s/*.token\n",
+			system.DevPatient, system.DevPractice, dataDir, dataDir)
 	} else {
 		fmt.Fprintf(&b, "  AUTH_DISABLED=1: every caller acts as an admin, no token needed\n")
 	}
