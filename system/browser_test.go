@@ -182,15 +182,15 @@ func (p *tab) pendingKey() string {
 	return eval[string](p, `(JSON.parse(sessionStorage.getItem('termin.pending') || '{}').key || '')`)
 }
 
-// spyOnRequests counts the page's booking requests and their keys from now
-// until the next reload.
+// spyOnRequests counts the page's booking requests to the API and their
+// keys from now until the next reload (not the sign-in provider's).
 func (p *tab) spyOnRequests() {
 	p.t.Helper()
 	eval[bool](p, `(() => {
 	  window.__posts = 0; window.__keys = {};
 	  const real = window.fetch;
 	  window.fetch = function (url, opts) {
-	    if (opts && opts.method === 'POST') { window.__posts++; window.__keys[opts.headers['Idempotency-Key']] = true; }
+	    if (opts && opts.method === 'POST' && String(url).indexOf('/api/') === 0) { window.__posts++; window.__keys[opts.headers['Idempotency-Key']] = true; }
 	    return real.apply(this, arguments);
 	  };
 	  return true;

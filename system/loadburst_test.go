@@ -29,6 +29,13 @@ const burstConns = 1500
 // demo — on a fresh database and free ports, logging to log.
 func startLikeRun(t *testing.T, log *slog.Logger) (*system.System, system.DevAuth) {
 	t.Helper()
+	return startLikeRunWith(t, log, nil)
+}
+
+// startLikeRunWith is startLikeRun with the system's configuration changed
+// by tune before it starts.
+func startLikeRunWith(t *testing.T, log *slog.Logger, tune func(*system.Config)) (*system.System, system.DevAuth) {
+	t.Helper()
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -44,8 +51,12 @@ func startLikeRun(t *testing.T, log *slog.Logger) (*system.System, system.DevAut
 	bcfg.Addr, gcfg.Addr, gcfg.Auth.Secret = "127.0.0.1:0", "127.0.0.1:0", dev.Secret
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	sys, err := system.Start(ctx, system.Config{DatabaseURL: pgtest.URL(t), DataDir: t.TempDir(),
-		Booker: bcfg, Gateway: gcfg, SeedDemo: true, Logger: log})
+	cfg := system.Config{DatabaseURL: pgtest.URL(t), DataDir: t.TempDir(),
+		Booker: bcfg, Gateway: gcfg, SeedDemo: true, Logger: log}
+	if tune != nil {
+		tune(&cfg)
+	}
+	sys, err := system.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start system: %v", err)
 	}
@@ -69,10 +80,17 @@ type burst struct {
 // burstClicks, and returns once the slots are seeded and named.
 func startBurst(t *testing.T, sys *system.System, dev system.DevAuth) *burst {
 	t.Helper()
+	return startBurstOpeningIn(t, sys, dev, 0)
+}
+
+// startBurstOpeningIn is startBurst with the opening opensIn after seeding
+// (0: the load test's default, 10 s).
+func startBurstOpeningIn(t *testing.T, sys *system.System, dev system.DevAuth, opensIn time.Duration) *burst {
+	t.Helper()
 	b := &burst{done: make(chan struct{}), opts: loadtest.Options{Scenario: loadtest.ScenarioOpening,
 		GatewayURL: sys.Gateway.URL(), AuthToken: dev.AdminToken, DatabaseURL: sys.DatabaseURL,
 		BookerMetricsURL: "http://" + sys.Booker.Addr() + "/metrics", Duration: burstClicks,
-		OutDir: t.TempDir(), Seed: 19, Zone: berlin, Processes: []loadtest.ProcessGroup{}, Conns: burstConns}}
+		OutDir: t.TempDir(), Seed: 19, Zone: berlin, Processes: []loadtest.ProcessGroup{}, Conns: burstConns, OpensIn: opensIn}}
 	opened := make(chan loadtest.Opening, 1)
 	b.opts.OnOpening = func(op loadtest.Opening) { opened <- op }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -33,7 +33,14 @@ func (p *Patients) GetProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 	if !ok {
 		prof = shared.Profile{PatientID: who.PatientID, Language: "de"}
 	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, prof)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, meJSON{ID: who.PatientID, Profile: prof})
+}
+
+// meJSON is the caller's profile with its patient id as "id": the
+// patientId a patient signed in at a provider learns here.
+type meJSON struct {
+	ID int64 `json:"id"`
+	shared.Profile
 }
 
 // profileInput is the body of PUT /api/patients/me. The fields the answer
@@ -49,6 +56,7 @@ type profileInput struct {
 	PatientID any            `json:"patientId"`
 	ConsentAt any            `json:"consentAt"`
 	UpdatedAt any            `json:"updatedAt"`
+	ID        any            `json:"id"`
 }
 
 // PutProfile is PUT /api/patients/me: the caller's contact details and
@@ -75,7 +83,7 @@ func (p *Patients) PutProfile(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		p.fail(ctx, err)
 		return
 	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, stored)
+	wire.WriteJSON(ctx, fasthttp.StatusOK, meJSON{ID: who.PatientID, Profile: stored})
 }
 
 func parseProfile(body []byte) (profileInput, error) {

@@ -64,9 +64,12 @@ window.TerminSignIn = (function () {
     return { provider: true, token: token(), error: error };
   }
 
+  // token is the access token to send; one past its expiry too, while its
+  // renewal is under way: the gateway's leeway may still take it, and its
+  // 401 says when not.
   function token() {
     if (!mgr) return pasted;
-    return user && !user.expired ? user.access_token : '';
+    return user ? user.access_token : '';
   }
 
   // signIn goes to the provider's sign-in; it returns only if it cannot.
