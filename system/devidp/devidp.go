@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/rs/cors"
 	"github.com/zitadel/oidc/v3/pkg/op"
 	"golang.org/x/text/language"
@@ -182,3 +183,15 @@ func (p *Provider) Sessions() int { return p.store.sessions.count() }
 
 // Close stops the provider.
 func (p *Provider) Close(ctx context.Context) error { return p.srv.Shutdown(ctx) }
+
+// KeyID is the kid of the provider's signing key.
+func (p *Provider) KeyID() string { return p.store.key.id }
+
+// Sign signs claims with the provider's key, as it signs its access tokens,
+// for tests that need a token this provider would not issue: for another
+// audience, expired, with another issuer.
+func (p *Provider) Sign(claims jwt.MapClaims) (string, error) {
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
+	tok.Header["kid"] = p.store.key.id
+	return tok.SignedString(p.store.key.priv)
+}
