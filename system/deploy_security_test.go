@@ -16,7 +16,7 @@ import (
 
 // composeSecrets are the variables compose must refuse to start without.
 var composeSecrets = []string{"POSTGRES_PASSWORD", "AUTH_SECRET", "NATS_GATEWAY_PASSWORD",
-	"NATS_BOOKER_PASSWORD", "NATS_OPS_PASSWORD", "GRAFANA_ADMIN_PASSWORD"}
+	"NATS_BOOKER_PASSWORD", "NATS_OPS_PASSWORD", "GRAFANA_ADMIN_PASSWORD", "KEYCLOAK_ADMIN_PASSWORD"}
 
 // testSecrets sets every secret, so the compose file interpolates.
 func testSecrets() map[string]string {
@@ -150,8 +150,9 @@ func checkNATSUsers(t *testing.T, name string, opts *server.Options) {
 	}
 }
 
-// TestNginxServesOnlyAPIAndPage: the balancer passes /api and the web page
-// with its assets; everything else (/metrics, /readyz) ends at nginx.
+// TestNginxServesOnlyAPIAndPage: the balancer passes /api, the pages with
+// their assets and Keycloak's realm with its login pages' files; everything
+// else (/metrics, /readyz, Keycloak's /admin) ends at nginx.
 func TestNginxServesOnlyAPIAndPage(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "deploy/nginx/nginx.conf"))
@@ -174,7 +175,7 @@ func TestNginxServesOnlyAPIAndPage(t *testing.T) {
 			t.Error("location / does not end at nginx with 404")
 		}
 	}
-	if want := []string{"/api/", "= /", "/assets/"}; !slices.Equal(proxied, want) {
+	if want := []string{"/api/", "= /", "= /praxis", "/assets/", "/realms/", "/resources/"}; !slices.Equal(proxied, want) {
 		t.Errorf("nginx proxies %v, want exactly %v", proxied, want)
 	}
 }

@@ -173,6 +173,7 @@ func lotterySecret(set string, authSecret []byte, random string) string {
 // oidcFlags declares the settings of the OpenID Connect provider.
 func oidcFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.OIDC.Issuer, "oidc-issuer", envconf.String("OIDC_ISSUER", ""), "issuer URL of the OpenID Connect provider whose access tokens are accepted; its /.well-known/openid-configuration is read (OIDC_ISSUER)")
+	fs.StringVar(&cfg.OIDC.DiscoveryURL, "oidc-discovery-url", envconf.String("OIDC_DISCOVERY_URL", ""), "where to read the provider's discovery document when the gateway reaches it by another address than browsers do; empty = below OIDC_ISSUER (OIDC_DISCOVERY_URL)")
 	fs.StringVar(&cfg.OIDC.Audience, "oidc-audience", envconf.String("OIDC_AUDIENCE", ""), "audience the provider's tokens must name; required with OIDC_ISSUER (OIDC_AUDIENCE)")
 	fs.StringVar(&cfg.OIDC.RolesClaim, "oidc-roles-claim", envconf.String("OIDC_ROLES_CLAIM", oidc.DefaultRolesClaim), "claim of the provider's tokens that holds the roles; a dotted path such as realm_access.roles reaches into objects (OIDC_ROLES_CLAIM)")
 	fs.StringVar(&cfg.OIDCClientID, "oidc-client-id", envconf.String("OIDC_CLIENT_ID", ""), "public client of the provider the pages sign in with (Authorization Code with PKCE); empty = the pages cannot sign in (OIDC_CLIENT_ID)")

@@ -21,6 +21,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("auth_issuer", c.Auth.Issuer), slog.String("auth_audience", c.Auth.Audience),
 		envconf.Dur("auth_max_lifetime", c.Auth.MaxLifetime),
 		slog.String("oidc_issuer", c.OIDC.Issuer), slog.String("oidc_audience", c.OIDC.Audience),
+		slog.String("oidc_discovery_url", c.OIDC.DiscoveryURL),
 		slog.String("oidc_roles_claim", c.OIDC.RolesClaim), slog.String("oidc_client_id", c.OIDCClientID),
 		envconf.Dur("oidc_jwks_refresh", c.OIDC.Refresh),
 		envconf.Dur("reply_budget", c.ReplyBudget), envconf.Dur("publish_timeout", c.PublishTimeout),

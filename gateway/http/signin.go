@@ -45,7 +45,7 @@ const signInScope = "openid profile email offline_access"
 func (si signIn) body() []byte {
 	out := signInJSON{}
 	if si.provider != nil {
-		out = signInJSON{Issuer: si.provider.Issuer(), ClientID: si.clientID, Scope: signInScope, Metadata: si.provider.Metadata()}
+		out = signInJSON{Issuer: si.provider.Issuer(), ClientID: si.clientID, Scope: signInScope, Metadata: si.provider.BrowserMetadata()}
 	}
 	b, _ := json.Marshal(out)
 	return append(b, '\n')

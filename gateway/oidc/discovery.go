@@ -23,6 +23,16 @@ const DiscoveryPath = "/.well-known/openid-configuration"
 // Metadata is the provider's discovery document, nil until it is read.
 func (v *Verifier) Metadata() *Metadata { return v.meta.Load() }
 
+// BrowserMetadata is the discovery document as a browser would read it, for
+// the pages: nil when the gateway reads it at a DiscoveryURL of its own,
+// whose endpoints may be addresses only the gateway reaches.
+func (v *Verifier) BrowserMetadata() *Metadata {
+	if v.cfg.DiscoveryURL != "" {
+		return nil
+	}
+	return v.meta.Load()
+}
+
 func (v *Verifier) jwksURI() string {
 	if m := v.meta.Load(); m != nil {
 		return m.JWKSURI
@@ -34,7 +44,7 @@ func (v *Verifier) jwksURI() string {
 // once the discovery document is read, the token endpoint's.
 func (v *Verifier) Origins() []string {
 	out := []string{origin(v.cfg.Issuer)}
-	if m := v.meta.Load(); m != nil {
+	if m := v.BrowserMetadata(); m != nil {
 		if o := origin(m.TokenEndpoint); o != "" && o != out[0] {
 			out = append(out, o)
 		}
@@ -48,6 +58,9 @@ func (v *Verifier) Origins() []string {
 func (v *Verifier) discover(ctx context.Context) error {
 	var m Metadata
 	url := strings.TrimSuffix(v.cfg.Issuer, "/") + DiscoveryPath
+	if v.cfg.DiscoveryURL != "" {
+		url = v.cfg.DiscoveryURL
+	}
 	if err := getJSON(ctx, v.cfg.Client, url, &m); err != nil {
 		return fmt.Errorf("discovery: %w", err)
 	}

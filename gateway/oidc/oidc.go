@@ -48,6 +48,11 @@ type Config struct {
 	Issuer string
 	// Audience must be one of a token's aud.
 	Audience string
+	// DiscoveryURL, when set, is where the discovery document is read
+	// instead of below Issuer: for a gateway that reaches the provider by
+	// another address than the browsers do (inside a compose network). The
+	// document must still name Issuer.
+	DiscoveryURL string
 	// RolesClaim names the claim a token's roles are read from; a dotted
 	// path (realm_access.roles) reaches into objects. Empty means "roles".
 	RolesClaim string
@@ -105,6 +110,9 @@ func New(cfg Config) (*Verifier, error) {
 	}
 	if cfg.Audience == "" {
 		return nil, errors.New("OIDC_AUDIENCE is required with OIDC_ISSUER")
+	}
+	if cfg.DiscoveryURL != "" && origin(cfg.DiscoveryURL) == "" {
+		return nil, fmt.Errorf("OIDC_DISCOVERY_URL %q must be an absolute http(s) URL", cfg.DiscoveryURL)
 	}
 	cfg = withDefaults(cfg)
 	v := &Verifier{cfg: cfg}

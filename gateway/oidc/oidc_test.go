@@ -289,3 +289,27 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoveryURLOfItsOwn: a gateway that reaches the provider by another
+// address reads the discovery document there; the document must still name
+// the configured issuer, whose tokens then pass, and the pages are given no
+// endpoints only the gateway may reach.
+func TestDiscoveryURLOfItsOwn(t *testing.T) {
+	t.Parallel()
+	rs := oidctest.NewKey(t, "rs-1", jwt.SigningMethodRS256)
+	p := oidctest.Start(t, rs)
+	c := newClock()
+	public := "https://id.example.org/realms/termin"
+	v := verifier(t, p, c, func(cfg *oidc.Config) {
+		cfg.Issuer, cfg.DiscoveryURL = public, p.Issuer()+oidctest.DiscoveryPath
+	})
+	waitFor(t, "a discovery", func() bool { return p.Discoveries() >= 1 })
+	if v.Ready() == nil {
+		t.Fatal("ready with a document naming another issuer")
+	}
+	same := verifier(t, p, c, func(cfg *oidc.Config) { cfg.DiscoveryURL = p.Issuer() + oidctest.DiscoveryPath })
+	ready(t, same)
+	if _, err := same.Verify(rs.Sign(t, claims(p, c.now()), nil)); err != nil || same.BrowserMetadata() != nil || same.Metadata() == nil {
+		t.Fatalf("with a discovery URL: %v, browser metadata %v", err, same.BrowserMetadata())
+	}
+}
