@@ -64,6 +64,10 @@ func TestGatewayBinaryTrustsOnlyItsProvider(t *testing.T) {
 	idp.AllowApp(gw)
 	poll.For(t, 45*time.Second, 100*time.Millisecond, func() error { return statusIs(gw+"/readyz", 200) })
 
+	var signin struct{ Issuer string }
+	if status := outsideCall(t, "GET", gw+"/assets/signin.json", "", "", "", &signin); status != 200 || signin.Issuer != "" {
+		t.Errorf("signin.json without OIDC_CLIENT_ID: %d %+v, want the pages told to take a pasted token", status, signin)
+	}
 	ctx := context.Background()
 	browser, err := devidp.NewBrowser(ctx, idp.Issuer(), idp.ClientID(), gw+"/")
 	if err != nil {
@@ -201,6 +205,7 @@ func outsideCall(t *testing.T, method, url, token, key, body string, out any) in
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	checkAPI(t, req, resp.StatusCode, resp.Header, raw)
 	if len(raw) > 0 && json.Unmarshal(raw, out) != nil {
 		t.Fatalf("%s %s: %d, not JSON: %s", method, url, resp.StatusCode, raw)
 	}

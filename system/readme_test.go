@@ -24,7 +24,8 @@ import (
 // pastes them, against the binary `make run` runs: the quick start (whose
 // answers' statuses its marker names) and the repeatable snippets, twice. It
 // then stops the run with Ctrl-C as a person would: exit status 0, JSON logs,
-// nothing left in .data for other shells to reach for.
+// nothing left in .data for other shells to reach for, and nothing printed
+// that carries a token.
 func TestReadmeQuickStart(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
@@ -290,11 +291,12 @@ func (r *aRun) interrupt(t *testing.T) {
 		t.Fatal("the run did not stop within a minute of Ctrl-C")
 	}
 	banner := r.output(&r.stdout)
-	for _, want := range []string{r.env["GW"], "database:", "Ctrl-C stops it", "make stop"} {
+	for _, want := range []string{r.env["GW"], "database:", "Ctrl-C stops it", "make stop", r.env["GW"] + "/praxis", "Anmelden"} {
 		if !strings.Contains(banner, want) {
 			t.Errorf("first lines lack %q:\n%s", want, banner)
 		}
 	}
+	noTokenPrinted(t, banner+r.output(&r.stderr), r.env)
 	sc := bufio.NewScanner(strings.NewReader(r.output(&r.stderr)))
 	for sc.Scan() {
 		if !json.Valid(sc.Bytes()) {
@@ -336,4 +338,20 @@ func readEnvFile(path string) map[string]string {
 		}
 	}
 	return out
+}
+
+// noTokenPrinted fails the test when the run's output shows one of its
+// tokens, or an address that carries a token or looks like one.
+func noTokenPrinted(t *testing.T, out string, env map[string]string) {
+	t.Helper()
+	for _, name := range []string{"TOKEN", "STAFF_TOKEN", "ADMIN_TOKEN"} {
+		if env[name] == "" {
+			t.Errorf(".data/run.env has no %s", name)
+		} else if strings.Contains(out, env[name]) {
+			t.Errorf("make run printed %s", name)
+		}
+	}
+	if m := regexp.MustCompile(`https?://\S*(?:token|eyJ)\S*`).FindString(out); m != "" {
+		t.Errorf("make run printed an address that carries a token: %s", m)
+	}
 }

@@ -115,7 +115,7 @@ func New(cfg Config) (*Authenticator, error) {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
 	return &Authenticator{secret: bytes.Clone(cfg.Secret), parser: jwt.NewParser(opts...), maxLifetime: cfg.MaxLifetime,
-		provider: cfg.Provider, patients: newPatients(cfg.Identities), now: cfg.Now}, nil
+		provider: cfg.Provider, patients: newPatients(cfg.Identities, cfg.Now), now: cfg.Now}, nil
 }
 
 var bearerPrefix = []byte("bearer ")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 
@@ -48,8 +49,19 @@ func (a *Authenticator) fromProvider(ctx context.Context, token []byte) (Princip
 	if err != nil {
 		return Principal{}, err
 	}
-	a.verified.put(token, verifiedToken{who: who, until: c.Expiry.Add(oidc.Leeway), kid: c.KeyID})
+	until := c.Expiry.Add(oidc.Leeway)
+	if who.PatientID > 0 {
+		until = minTime(until, a.now().Add(linkTTL))
+	}
+	a.verified.put(token, verifiedToken{who: who, until: until, kid: c.KeyID})
 	return who, nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func highestRole(roles []string) string {
@@ -79,29 +91,43 @@ func scoped(role, sub string, doctorID, practiceID int64) (Principal, error) {
 	return Principal{}, gateway.ErrUnauthorized
 }
 
-// patients remembers the patient id of each provider's person seen, so that
-// a renewed token costs no round trip to a booker; the first sign-ins of
-// one person at once ask once.
+// patients remembers the patient id of each provider's person seen, for
+// linkTTL, so that a renewed token costs no round trip to a booker; the
+// first sign-ins of one person at once ask once. The bound in time is for
+// an erasure done through another gateway: it ends the link there, and this
+// gateway asks again within linkTTL.
 type patients struct {
 	src    Identities
+	now    func() time.Time
 	mu     sync.RWMutex
-	ids    map[string]int64
+	ids    map[string]linked
 	flight singleflight.Group
 }
 
-// maxPatients bounds the persons remembered; past it they are forgotten,
-// which costs each a round trip at its next new token.
-const maxPatients = 100_000
+type linked struct {
+	patient int64
+	until   time.Time
+}
 
-func newPatients(src Identities) *patients { return &patients{src: src, ids: map[string]int64{}} }
+// maxPatients bounds the persons remembered; past it they are forgotten,
+// which costs each a round trip at its next new token. linkTTL is how long
+// a link is remembered.
+const (
+	maxPatients = 100_000
+	linkTTL     = 5 * time.Minute
+)
+
+func newPatients(src Identities, now func() time.Time) *patients {
+	return &patients{src: src, now: now, ids: map[string]linked{}}
+}
 
 func (p *patients) of(ctx context.Context, id shared.Identity) (int64, error) {
 	key := id.Issuer + "\x00" + id.Subject
 	p.mu.RLock()
-	pid, ok := p.ids[key]
+	l, ok := p.ids[key]
 	p.mu.RUnlock()
-	if ok {
-		return pid, nil
+	if ok && p.now().Before(l.until) {
+		return l.patient, nil
 	}
 	v, err, _ := p.flight.Do(key, func() (any, error) {
 		pid, err := p.src.Link(ctx, id)
@@ -111,9 +137,9 @@ func (p *patients) of(ctx context.Context, id shared.Identity) (int64, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if len(p.ids) >= maxPatients {
-			p.ids = map[string]int64{}
+			p.ids = map[string]linked{}
 		}
-		p.ids[key] = pid
+		p.ids[key] = linked{patient: pid, until: p.now().Add(linkTTL)}
 		return pid, nil
 	})
 	return v.(int64), err
@@ -122,8 +148,8 @@ func (p *patients) of(ctx context.Context, id shared.Identity) (int64, error) {
 func (p *patients) forget(patientID int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for key, id := range p.ids {
-		if id == patientID {
+	for key, l := range p.ids {
+		if l.patient == patientID {
 			delete(p.ids, key)
 		}
 	}

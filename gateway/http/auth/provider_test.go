@@ -152,3 +152,41 @@ func TestNewNeedsSecretOrProvider(t *testing.T) {
 		t.Errorf("a provider alone: %v", err)
 	}
 }
+
+// TestLinkIsAskedAgainAfterAWhile: a link is remembered for minutes, not
+// for ever, so that an erasure through another gateway (which ends the link
+// there) reaches this one too; the same token then names the new patient.
+func TestLinkIsAskedAgainAfterAWhile(t *testing.T) {
+	t.Parallel()
+	key := oidctest.NewKey(t, "k1", jwt.SigningMethodRS256)
+	ids := &identities{}
+	p := oidctest.Start(t, key)
+	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go v.Run(ctx)
+	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	a, err := auth.New(auth.Config{Provider: v, Identities: ids, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := []byte("Bearer " + key.Sign(t, oidctest.With(oidctest.Claims(p.Issuer(), "api", "anna", now),
+		jwt.MapClaims{"exp": now.Add(time.Hour).Unix()}), nil))
+	first, err := a.Authenticate(context.Background(), header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids.unlink("anna") // erased through another gateway
+	if again, err := a.Authenticate(context.Background(), header); err != nil || again.PatientID != first.PatientID {
+		t.Fatalf("at once: %+v %v, want the remembered patient", again, err)
+	}
+	now = now.Add(6 * time.Minute)
+	if later, err := a.Authenticate(context.Background(), header); err != nil || later.PatientID == first.PatientID || ids.called() != 2 {
+		t.Fatalf("six minutes on: %+v %v (%d links), want the link asked again", later, err, ids.called())
+	}
+}
