@@ -43,6 +43,14 @@ test: prereqs
 		--rerun-fails-report=.test-reruns --packages='$(TEST_PKGS)' \
 		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS)
 
+.PHONY: test-clock
+# The date- and time-sensitive tests again at chosen instants in
+# Europe/Berlin (the small hours, 06:59:59 and 07:00:00.5, a Sunday, both
+# daylight-saving changes, the turn of the year, 29 February): each test's
+# clock starts at TEST_CLOCK. About three minutes. See scripts/testclock.sh.
+test-clock: prereqs
+	@GO='$(GO)' ./scripts/testclock.sh
+
 .PHONY: failover-test partition-test
 # The database's machine lost mid-burst (about 100 s; build tag failover, so
 # `make test` leaves it out): a primary and a synchronous standby from initdb

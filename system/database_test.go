@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"termin/migrations/pgtest"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pglocal"
+	"termin/migrations/pgtest"
 	"termin/system"
 )
 

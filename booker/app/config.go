@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"termin/shared/envconf"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/shared"
+	"termin/shared/envconf"
 )
 
 // Config is everything the booker can be told. Each field has a safe default.
@@ -28,6 +28,10 @@ type Config struct {
 	Addr string
 	// Zone is the clinic's time zone, in which calendar dates are read.
 	Zone *time.Location
+	// Clock is the booker's now: whether a slot has started or opened, when
+	// a hold ends, which day's slots are due, which reminders are. Nil is
+	// the wall clock; only tests set another (no flag or variable does).
+	Clock shared.Clock
 	// Workers is the number of batches this booker decides at once; each
 	// holds one database connection while it decides.
 	Workers int

@@ -74,7 +74,7 @@ func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metr
 	c := a.cfg.Notify
 	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Namespace: a.cfg.Stream.Namespace, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
 		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger},
-		Doctors: &notify.DoctorCache{DB: a.db}}
+		Doctors: &notify.DoctorCache{DB: a.db}, Clock: a.cfg.Clock}
 	from := or(c.SMTPFrom, "termine@praxis.example")
 	n.Practice = notify.Practice{Name: c.PracticeName, Address: c.PracticeAddress, PublicURL: c.PublicURL, From: from}
 	if c.SMTPAddr != "" {

@@ -133,7 +133,7 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 		return &sendError{channel: ch.name, err: err}
 	}
 	n.Metrics.Sent.WithLabelValues(ch.name).Inc()
-	if err := commit(tx, eventID, ch.name); err != nil {
+	if err := commit(tx, eventID, ch.name, n.Clock.Now()); err != nil {
 		n.Log.Error("sent but not recorded; a redelivery may send it again", "event", eventID,
 			"channel", ch.name, "err", err)
 		return err
@@ -141,12 +141,13 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 	return nil
 }
 
-// commit records the time of the send, even if the send used up the context's time.
-func commit(tx pgx.Tx, eventID, channel string) error {
+// commit records the time of the send, even if the send used up the context's
+// time; retention counts from it.
+func commit(tx pgx.Tx, eventID, channel string, at time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := tx.Exec(ctx, `UPDATE notification_sent SET sent_at = clock_timestamp()
-        WHERE event_id = $1 AND channel = $2`, eventID, channel); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE notification_sent SET sent_at = $3
+        WHERE event_id = $1 AND channel = $2`, eventID, channel, at); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

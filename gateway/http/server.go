@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/people"
@@ -71,6 +70,9 @@ type Config struct {
 	// Logger receives panics, internal errors and fasthttp's own complaints.
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Clock says whether an appointment or slot has started; nil is the
+	// wall clock.
+	Clock shared.Clock
 }
 
 // Server is the gateway's HTTP front. It holds no per-request state, so one
@@ -87,6 +89,7 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
+	clock    shared.Clock
 	patients *people.Patients
 	practice *people.Practice
 	scrape   fasthttp.RequestHandler
@@ -128,6 +131,7 @@ func NewServer(cfg Config) (*Server, error) {
 		tokens:   tokens,
 		log:      cfg.Logger,
 		metrics:  m,
+		clock:    cfg.Clock,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
@@ -135,7 +139,7 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s.patients, s.practice = people.New(people.Config{Writes: cfg.People, Reads: cfg.PeopleReads,
 		Bookings: cfg.Bookings, Appointments: cfg.Reads, Fail: s.fail, WithLog: s.withRequestLog,
-		Timeout: callTimeout, MaxListed: maxListed})
+		Timeout: callTimeout, MaxListed: maxListed, Clock: cfg.Clock})
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }

@@ -178,11 +178,27 @@ func (r *Room) lineUpLocked(ln *line, t *ticket) {
 
 // currentLine returns the slot's line if the room knows its places: it
 // exists, and has room, a full mark, or was read from the database within
-// the last second. Otherwise the caller learns them first.
+// the last second. Otherwise the caller learns them first. A line closed to
+// bookings (before its pre-opening window, or blocked by the practice) is
+// read again at most once a second too: its opening may have moved since,
+// as when the practice unblocks it.
 func (r *Room) currentLine(slotID int64) *line {
 	ln := r.lines[slotID]
 	now := r.now()
-	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
+	switch {
+	case ln == nil:
+		return nil
+	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
+		return r.unlessStale(ln, now)
+	case ln.left > 0 || now.Before(ln.fullUntil):
+		return ln
+	}
+	return r.unlessStale(ln, now)
+}
+
+// unlessStale is ln while it was read within the last second, else nil.
+func (r *Room) unlessStale(ln *line, now time.Time) *line {
+	if now.Before(ln.checkAt) {
 		return ln
 	}
 	return nil
@@ -203,6 +219,9 @@ func (r *Room) learn(ctx context.Context, slotID int64) error {
 		if ln == nil {
 			ln = &line{slotID: slotID, opensAt: fresh.OpensAt}
 			r.lines[slotID] = ln
+		}
+		if ln.demand() == 0 {
+			ln.opensAt = fresh.OpensAt // nobody waits for the opening it had: it may have moved
 		}
 		ln.left, ln.checkAt = fresh.Available(), r.now().Add(time.Second)
 		return nil, nil

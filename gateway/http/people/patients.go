@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
@@ -106,7 +105,7 @@ func (p *Patients) Erase(ctx *fasthttp.RequestCtx, who auth.Principal) {
 		p.fail(ctx, err)
 		return
 	}
-	now := time.Now()
+	now := p.Clock.Now()
 	for _, a := range list {
 		if (a.Status == gateway.StatusBooked || a.Status == gateway.StatusHeld) && a.StartAt.After(now) {
 			// A refusal (a cutoff) or a queued answer leaves it to the erasure.
