@@ -70,8 +70,11 @@ func (s *System) startProcesses(ctx context.Context, cfg Config) error {
 	env := os.Environ()
 	p.bookerAddr = orDefault(pc.BookerAddr, os.Getenv("BOOKER_ADDR"), "127.0.0.1:9091")
 	var err error
-	p.booker, err = startChild(pc, "booker", append(env, "DATABASE_URL="+s.DatabaseURL,
-		"NATS_URL="+s.NATSUserURL(BookerUser), "BOOKER_ADDR="+p.bookerAddr))
+	benv := append(env, "DATABASE_URL="+s.DatabaseURL, "NATS_URL="+s.NATSUserURL(BookerUser), "BOOKER_ADDR="+p.bookerAddr)
+	if f := cfg.Booker.Notify.MailFile; f != "" {
+		benv = append(benv, "MAIL_FILE="+f)
+	}
+	p.booker, err = startChild(pc, "booker", benv)
 	if err != nil {
 		return err
 	}

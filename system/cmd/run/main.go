@@ -29,6 +29,11 @@ import (
 // the tokens).
 const dataDir = ".data"
 
+// mailFile is the local mailbox under dataDir that takes the e-mails when no
+// mail server is set: the messages hold personal data, which stays out of
+// the log.
+const mailFile = "mail.mbox"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -107,6 +112,9 @@ func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.De
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if bcfg.Notify.SMTPAddr == "" && bcfg.Notify.MailFile == "" {
+		bcfg.Notify.MailFile = filepath.Join(dataDir, mailFile)
 	}
 	gcfg, err := gatewayapp.ParseFlags(nil)
 	if err != nil {
