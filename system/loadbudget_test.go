@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/loadtest"
 	"termin/loadtest/scenario"
+	"termin/migrations/pgtest"
 )
 
 // TestStrictRunFailsOnAMissedBudget: a booker that takes 150 ms per
@@ -63,7 +64,7 @@ func checkBudgetsReported(t *testing.T, rep *loadtest.Report) {
 
 // checkNoLoadTestDoctorListed: no doctor of any load-test run is on
 // record, and the gateway's doctor list names none.
-func checkNoLoadTestDoctorListed(t *testing.T, gatewayURL, dbURL string) {
+func checkNoLoadTestDoctorListed(t *testing.T, gatewayURL string, db *pgxpool.Pool) {
 	t.Helper()
 	lo, hi := loadtest.EveryRunsDoctors()
 	resp, err := http.Get(gatewayURL + "/api/doctors")
@@ -80,36 +81,17 @@ func checkNoLoadTestDoctorListed(t *testing.T, gatewayURL, dbURL string) {
 			t.Errorf("GET /api/doctors lists load-test doctor %d after the run", d.ID)
 		}
 	}
-	if n := doctorRows(t, dbURL, lo, hi); n != 0 {
+	if n := pgtest.QueryInt(t, db, `SELECT count(*) FROM doctor WHERE id BETWEEN $1 AND $2`, lo, hi); n != 0 {
 		t.Errorf("%d load-test doctors on record after the run", n)
 	}
 }
 
 // doctorName is the name on record of a doctor, "" without one.
-func doctorName(t *testing.T, dbURL string, id int64) string {
+func doctorName(t *testing.T, db *pgxpool.Pool, id int64) string {
 	t.Helper()
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
 	var name string
-	if err := conn.QueryRow(t.Context(), `SELECT coalesce((SELECT name FROM doctor WHERE id = $1), '')`, id).Scan(&name); err != nil {
+	if err := db.QueryRow(t.Context(), `SELECT coalesce((SELECT name FROM doctor WHERE id = $1), '')`, id).Scan(&name); err != nil {
 		t.Fatal(err)
 	}
 	return name
-}
-
-func doctorRows(t *testing.T, dbURL string, lo, hi int64) int {
-	t.Helper()
-	conn, err := pgx.Connect(t.Context(), dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
-	var n int
-	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM doctor WHERE id BETWEEN $1 AND $2`, lo, hi).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

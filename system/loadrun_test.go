@@ -74,8 +74,8 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
 	o := smallOpening(t, sys, dbURL)
 	var opening loadtest.Opening
-	named := ""
-	o.OnOpening = func(op loadtest.Opening) { opening, named = op, doctorName(t, dbURL, op.Doctor) }
+	named, db := "", pgtest.Open(t, dbURL, 2, nil)
+	o.OnOpening = func(op loadtest.Opening) { opening, named = op, doctorName(t, db, op.Doctor) }
 	rep, err := scenario.Run(t.Context(), o)
 	if err != nil {
 		if rep != nil {
@@ -87,7 +87,7 @@ func TestOpeningBurstKeepsEveryInvariant(t *testing.T) {
 	if named != opening.Name || named == "" {
 		t.Errorf("the popular doctor was named %q during the run, want %q", named, opening.Name)
 	}
-	checkNoLoadTestDoctorListed(t, sys.Gateway.URL(), dbURL)
+	checkNoLoadTestDoctorListed(t, sys.Gateway.URL(), db)
 	if !rep.Passed {
 		t.Fatal("report not marked passed")
 	}

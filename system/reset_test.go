@@ -21,14 +21,7 @@ import (
 // data directory and removes the directory.
 func TestResetDropsTheRunsDatabaseWhereverItLives(t *testing.T) {
 	t.Parallel()
-	dir, err := os.MkdirTemp("", "termin-reset-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil { // the cluster's server runs as postgres when the test is root
-		t.Fatal(err)
-	}
+	dir := clusterDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	data := filepath.Join(dir, "data")
@@ -63,6 +56,22 @@ func TestResetDropsTheRunsDatabaseWhereverItLives(t *testing.T) {
 	if _, err := os.Stat(data); !os.IsNotExist(err) {
 		t.Errorf("the data directory is still there (%v)", err)
 	}
+}
+
+// clusterDir is a temporary directory for a private cluster, removed when
+// the test ends, that the cluster's server can reach: it runs as postgres
+// when the test is root, and t.TempDir's parents are root's alone.
+func clusterDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "termin-run-data-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // resetSaying runs Reset and returns what it said, a line per step.

@@ -65,8 +65,8 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	metrics(s.codes, key).Add(res)
-	metrics(s.attacks, attack).Add(res)
+	entry(s.codes, key).Add(res)
+	entry(s.attacks, attack).Add(res)
 	if res.Code == 0 || res.Code >= 500 {
 		s.errors[method+" "+errorText(res)]++
 	}
@@ -78,11 +78,7 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 	sec.sentBy[attack]++
 	if res.Code != 0 {
 		s.second(res.End()).answered++
-		a := s.methods[method+" all"]
-		if a == nil {
-			a = &answered{}
-			s.methods[method+" all"] = a
-		}
+		a := entry(s.methods, method+" all")
 		a.n++
 		a.lat.Add(res.Latency)
 	}
@@ -97,7 +93,7 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 func (s *stats) decided(c *click) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	latencies(s.decision, c.outcome()).Add(c.decided.Sub(c.scheduled))
+	entry(s.decision, c.outcome()).Add(c.decided.Sub(c.scheduled))
 	sec := s.second(c.decided)
 	sec.decided++
 	if c.status == 200 || c.status == 201 {
@@ -120,19 +116,11 @@ func (s *stats) second(t time.Time) *second {
 	return s.secs[i]
 }
 
-func latencies(m map[string]*vegeta.LatencyMetrics, key string) *vegeta.LatencyMetrics {
+// entry is m's value for key, made when missing.
+func entry[T any](m map[string]*T, key string) *T {
 	v := m[key]
 	if v == nil {
-		v = &vegeta.LatencyMetrics{}
-		m[key] = v
-	}
-	return v
-}
-
-func metrics(m map[string]*vegeta.Metrics, key string) *vegeta.Metrics {
-	v := m[key]
-	if v == nil {
-		v = &vegeta.Metrics{}
+		v = new(T)
 		m[key] = v
 	}
 	return v
