@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build prereqs test lint run stop loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
+.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
 
 build:
 	@mkdir -p bin
@@ -113,6 +113,16 @@ stop:
 	@mkdir -p bin
 	@$(GO) build -o bin/run ./system/cmd/run
 	@./bin/run stop
+
+# Returns make run's data to its first state, saying what it drops: stops a
+# run of this directory, drops its database wherever it lives (DATABASE_URL's;
+# else database termin on the server at 127.0.0.1:5432; else the private
+# cluster) and removes .data (the cluster, the message queue's store, the
+# local mailbox, the tokens). The next make run starts as on a fresh machine.
+reset:
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@./bin/run reset
 
 # Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
 # `make run` and checks the database; it finds the run's gateway and database

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -130,7 +131,7 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 	}
 	if err := ch.sender.Send(ctx, to, m); err != nil {
 		n.Metrics.Failures.WithLabelValues(ch.name).Inc()
-		return &sendError{channel: ch.name, err: err}
+		return &sendError{channel: ch.name, err: withoutAddress{err: err, to: to}}
 	}
 	n.Metrics.Sent.WithLabelValues(ch.name).Inc()
 	if err := commit(tx, eventID, ch.name, n.Clock.Now()); err != nil {
@@ -152,6 +153,22 @@ func commit(tx pgx.Tx, eventID, channel string, at time.Time) error {
 	}
 	return tx.Commit(ctx)
 }
+
+// withoutAddress is a channel's failure with the recipient's address taken
+// out of its text: a mail server's or an SMS provider's answer may quote it,
+// and the text reaches the log and the dead-letter headers.
+type withoutAddress struct {
+	err error
+	to  string
+}
+
+func (e withoutAddress) Error() string {
+	if e.to == "" {
+		return e.err.Error()
+	}
+	return strings.ReplaceAll(e.err.Error(), e.to, "[address]")
+}
+func (e withoutAddress) Unwrap() error { return e.err }
 
 func deref(s *string) string {
 	if s == nil {

@@ -73,7 +73,7 @@ func New(cfg gateway.RoomConfig, queue gateway.Submitter, slots gateway.SlotSour
 	if cfg == (gateway.RoomConfig{}) {
 		cfg = gateway.DefaultRoomConfig()
 	}
-	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
+	log.Debug("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*ticket),
 		openings: make(map[openingID]*ticket)}

@@ -83,16 +83,19 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// banner is what a person reads first: where the API is, which database
-// the run uses, the tokens, and how to stop it.
+// banner is what a person reads first, in words a newcomer knows: what
+// runs where, which database the run uses, where the e-mails go, the tokens,
+// and how to stop it.
 func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ntermin is running.\n")
-	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.GatewayURL())
-	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
-	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
-	fmt.Fprintf(&b, "  page:      %s\n", pageLink(sys.GatewayURL(), dev))
-	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.BookerAddr())
+	fmt.Fprintf(&b, "\ntermin is running: %s.\n", services(sys.PIDs()))
+	fmt.Fprintf(&b, "  web server:      %s   the API (docs/api.md) and the pages; try it: README.md, quick start\n", sys.GatewayURL())
+	fmt.Fprintf(&b, "  database:        %s   (`make reset` empties it)\n", sys.Database)
+	fmt.Fprintf(&b, "                   %s\n", envconf.RedactURLs(sys.DatabaseURL))
+	fmt.Fprintf(&b, "  message queue:   %s, %s\n", sys.Queue, sys.NATSURL)
+	fmt.Fprintf(&b, "  booking service: health and metrics on http://%s\n", sys.BookerAddr())
+	fmt.Fprintf(&b, "  e-mails:         %s\n", mailText())
+	fmt.Fprintf(&b, "  patient page:    %s\n", pageLink(sys.GatewayURL(), dev))
 	if dev != nil {
 		fmt.Fprintf(&b, "  patient %d token ($TOKEN, also in %s/patient.token):\n    %s\n", system.DevPatient, dataDir, dev.PatientToken)
 		fmt.Fprintf(&b, "  admin token ($ADMIN_TOKEN, also in %s/admin.token):\n    %s\n", dataDir, dev.AdminToken)
@@ -103,6 +106,31 @@ func banner(sys *system.System, dev *system.DevAuth, env []envVar) string {
 	fmt.Fprintf(&b, "  other shells: . ./.data/run.env   (sets %s)\n", names(env))
 	fmt.Fprintf(&b, "Ctrl-C stops it and everything it started (or `make stop` from another shell).\n\n")
 	return b.String()
+}
+
+// services says where the web server (gateway), the booking service
+// (booker) and the message queue (NATS) run: in this process, or as the
+// processes pids names.
+func services(pids map[string]int) string {
+	if len(pids) == 0 {
+		return "the web server (gateway), the booking service (booker) and the message queue between them (NATS), in this one process"
+	}
+	var parts []string
+	for _, name := range []string{"gateway", "booker", "nats-server"} {
+		if pid, ok := pids[name]; ok {
+			parts = append(parts, fmt.Sprintf("bin/%s (pid %d)", name, pid))
+		}
+	}
+	return "the web server, the booking service and the message queue as processes of their own: " + strings.Join(parts, ", ")
+}
+
+// mailText says where the e-mails go: to the mail server, or into the
+// local mailbox.
+func mailText() string {
+	if addr := os.Getenv("SMTP_ADDR"); addr != "" {
+		return "sent through the mail server at " + addr
+	}
+	return "not sent; each is written to " + localMailbox() + " (any mail program opens it, e.g. mutt -f " + localMailbox() + ")"
 }
 
 func names(env []envVar) string {
