@@ -64,6 +64,7 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 			f.Metrics.outcome(outcomeRecorded)
 			return result(d, req, true, nil)
 		}
+		req.Resent = true
 	}
 	t, err := f.Room.Join(ctx, slot, req)
 	if err != nil {

@@ -368,7 +368,9 @@ func (r *Room) releaseLocked(t *ticket) {
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
 // A request naming alternatives stays: another of its slots may have room,
-// and the booker, which it reaches through the margin, tries them all.
+// and the booker, which it reaches through the margin, tries them all. So
+// does a resent key (BookRequest.Resent): its earlier command may be the
+// one that filled the slot, which the holders a decision brings do not say.
 func (r *Room) refuseWaitingLocked(ln *line) {
 	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: gateway.ErrSlotFull.Msg, SlotID: ln.slotID}
 	keep := func(ts []*ticket) []*ticket {
@@ -377,7 +379,7 @@ func (r *Room) refuseWaitingLocked(ln *line) {
 			_, holds := ln.holders[t.req.PatientID]
 			switch {
 			case t.withdrawn: // it follows another gateway's place
-			case len(t.req.SlotIDs) > 0 || holds:
+			case len(t.req.SlotIDs) > 0 || holds || t.req.Resent:
 				// Alternatives go on to the next slot; a holder's request,
 				// the repeat of a key whose decision it did not get, goes on
 				// to the booker, which answers it from its booking.
