@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build prereqs test lint run stop loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
+.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
 
 build:
 	@mkdir -p bin
@@ -42,6 +42,14 @@ test: prereqs
 		--rerun-fails=1 --rerun-fails-max-failures=3 --rerun-fails-abort-on-data-race \
 		--rerun-fails-report=.test-reruns --packages='$(TEST_PKGS)' \
 		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS)
+
+.PHONY: test-clock
+# The date- and time-sensitive tests again at chosen instants in
+# Europe/Berlin (the small hours, 06:59:59 and 07:00:00.5, a Sunday, both
+# daylight-saving changes, the turn of the year, 29 February): each test's
+# clock starts at TEST_CLOCK. About three minutes. See scripts/testclock.sh.
+test-clock: prereqs
+	@GO='$(GO)' ./scripts/testclock.sh
 
 .PHONY: failover-test partition-test
 # The database's machine lost mid-burst (about 100 s; build tag failover, so
@@ -105,6 +113,16 @@ stop:
 	@mkdir -p bin
 	@$(GO) build -o bin/run ./system/cmd/run
 	@./bin/run stop
+
+# Returns make run's data to its first state, saying what it drops: stops a
+# run of this directory, drops its database wherever it lives (DATABASE_URL's;
+# else database termin on the server at 127.0.0.1:5432; else the private
+# cluster) and removes .data (the cluster, the message queue's store, the
+# local mailbox, the tokens). The next make run starts as on a fresh machine.
+reset:
+	@mkdir -p bin
+	@$(GO) build -o bin/run ./system/cmd/run
+	@./bin/run reset
 
 # Replays the 7:00 opening burst (5,000 clicks/s for 30 s) against a running
 # `make run` and checks the database; it finds the run's gateway and database

@@ -32,7 +32,9 @@ type Front struct {
 	Room    WaitingRoom
 	Limiter RateLimiter
 	// Budget is how long a request waits for its decision before 202.
-	Budget  time.Duration
+	Budget time.Duration
+	// Clock says whether a slot has started; nil is the wall clock.
+	Clock   shared.Clock
 	Metrics *FrontMetrics
 }
 
@@ -62,6 +64,7 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 			f.Metrics.outcome(outcomeRecorded)
 			return result(d, req, true, nil)
 		}
+		req.Resent = true
 	}
 	t, err := f.Room.Join(ctx, slot, req)
 	if err != nil {
@@ -123,7 +126,7 @@ func (f *Front) choose(ctx context.Context, req BookRequest) (Slot, error) {
 		}
 		doctor = slot.DoctorID
 		switch {
-		case !slot.StartAt.After(time.Now()):
+		case !slot.StartAt.After(f.Clock.Now()):
 			refusal = cmp.Or(refusal, error(ErrSlotClosed))
 		case first.ID == 0:
 			first = slot
@@ -146,7 +149,7 @@ func (f *Front) open(ctx context.Context, slotID, patientID int64) (Slot, error)
 	if err != nil {
 		return Slot{}, unavailableUnlessDomain(err)
 	}
-	if !slot.StartAt.After(time.Now()) {
+	if !slot.StartAt.After(f.Clock.Now()) {
 		return Slot{}, ErrSlotClosed
 	}
 	return slot, nil

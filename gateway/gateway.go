@@ -129,6 +129,13 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
+	// Resent marks a key sent before whose earlier request this gateway no
+	// longer holds (answered 503, or sent to another gateway) and whose
+	// decision it could not find on record: its command may be in the queue
+	// already, or decided a moment ago, so only the booker can say whether
+	// the patient holds a place. The waiting room never refuses it as full on
+	// its own.
+	Resent bool
 }
 
 // NewBookRequest is the request for the first free of slots, in that order.

@@ -22,7 +22,7 @@ const rescheduleKeySalt = "reschedule/"
 // waiting room: it is one request of a patient who already holds a place,
 // and the booker refuses it if the slot is full or not yet open.
 func (f *Front) RequestReschedule(ctx context.Context, a Appointment, req RescheduleRequest) (BookingResult, error) {
-	if err := movable(a, time.Now()); err != nil {
+	if err := movable(a, f.Clock.Now()); err != nil {
 		return BookingResult{}, err
 	}
 	if ok, wait := f.Limiter.Allow(req.PatientID, HashKey(rescheduleKeySalt+req.IdempotencyKey)); !ok {
@@ -37,7 +37,7 @@ func (f *Front) RequestReschedule(ctx context.Context, a Appointment, req Resche
 	if err != nil {
 		return BookingResult{}, unavailableUnlessDomain(err)
 	}
-	if !slot.StartAt.After(time.Now()) {
+	if !slot.StartAt.After(f.Clock.Now()) {
 		return BookingResult{}, ErrSlotClosed
 	}
 	cmd := shared.Command{V: shared.Version, Kind: shared.KindReschedule, AppointmentID: a.ID, SlotID: req.SlotID,

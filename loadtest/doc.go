@@ -12,7 +12,8 @@
 // part stays small and none imports another in a circle: package generate
 // fires the requests with vegeta (github.com/tsenart/vegeta/v12/lib) and
 // records the answers, package scenario seeds and runs the scenarios,
-// package checks holds the invariant checks, package report the report,
+// package checks holds the invariant checks, package budget each
+// scenario's budgets and their verdict, package report the report,
 // package proccpu reads CPU per process from /proc, and package
 // seedbaseline serves the seed's design for comparison.
 package loadtest

@@ -34,3 +34,12 @@ func (i IDs) Key(click int) string {
 
 // Doctors is the inclusive range of the run's doctor ids.
 func (i IDs) Doctors() (lo, hi int64) { return i.Doctor(0), i.Doctor(9_999) }
+
+// Patients is the inclusive range of the run's patient ids.
+func (i IDs) Patients() (lo, hi int64) { return i.Patient(0), i.Patient(9_999_999) }
+
+// EveryRunsDoctors is the inclusive range of the doctor ids of every run,
+// whatever its seed.
+func EveryRunsDoctors() (lo, hi int64) {
+	return IDs{Run: 0}.Doctor(0), IDs{Run: 99_999_999}.Doctor(9_999)
+}

@@ -109,6 +109,9 @@ type Options struct {
 	Zone *time.Location
 	// Progress receives the progress bar; nil shows none.
 	Progress io.Writer
+	// Strict fails a run that missed a budget of its scenario (package
+	// budget) with ErrBudget; otherwise a missed budget is only reported.
+	Strict bool
 }
 
 // WithDefaults fills every zero field with the scenario's default.

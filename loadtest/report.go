@@ -11,6 +11,10 @@ import (
 // report says which.
 var ErrInvariant = errors.New("an invariant check failed")
 
+// ErrBudget is returned by a run with Options.Strict when every invariant
+// held but a budget of its scenario was missed (or could not be measured).
+var ErrBudget = errors.New("a budget was missed (-strict)")
+
 // Check is one invariant and whether the run kept it (see package checks).
 type Check = checks.Check
 

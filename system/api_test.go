@@ -11,10 +11,10 @@ import (
 func TestBookingAPIStatusCodes(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
+	tomorrow := s.now().Add(24 * time.Hour).Truncate(time.Hour)
 	single := s.slot(42, tomorrow, 1)
 	double := s.slot(42, tomorrow.Add(time.Hour), 2)
-	started := s.slot(42, time.Now().Add(-time.Minute), 1)
+	started := s.slot(42, s.now().Add(-time.Minute), 1)
 
 	first := s.mustDo("POST", "/api/appointments", "k-1", bookBody(single, 7))
 	if first.status != http.StatusCreated || first.header.Get("Location") != fmt.Sprintf("/api/appointments/%d", first.id()) {
@@ -63,7 +63,7 @@ func TestBookingAPIStatusCodes(t *testing.T) {
 func TestAppointmentReadAndCancel(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(48*time.Hour), 1)
 	booked := s.mustDo("POST", "/api/appointments", "c-1", bookBody(slot, 7))
 	path := fmt.Sprintf("/api/appointments/%d", booked.id())
 	steps := []struct {
@@ -92,7 +92,7 @@ func TestAppointmentReadAndCancel(t *testing.T) {
 	if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, slot); n != 0 {
 		t.Errorf("booked_count after two cancels = %d, want 0", n)
 	}
-	day := time.Now().Add(48 * time.Hour).In(berlin).Format(time.DateOnly)
+	day := s.now().Add(48 * time.Hour).In(berlin).Format(time.DateOnly)
 	list := s.mustDo("GET", "/api/doctors/42/slots?date="+day, "", nil)
 	slots, _ := list.body["slots"].([]any)
 	if list.status != 200 || len(slots) != 1 {
@@ -107,18 +107,18 @@ func TestAppointmentReadAndCancel(t *testing.T) {
 func TestQueuedRequestIsDecidedOnce(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	queued := s.mustDo("POST", "/api/appointments", "q-1", bookBody(slot, 7))
+	queued := s.mustDoOnce("POST", "/api/appointments", "q-1", bookBody(slot, 7))
 	if queued.status != http.StatusAccepted || queued.body["status"] != "QUEUED" || queued.header.Get("Retry-After") == "" {
 		t.Fatalf("with no booker running got %d %v, want 202 QUEUED with Retry-After", queued.status, queued.body)
 	}
 	if pos, _ := queued.body["position"].(float64); pos < 1 {
 		t.Errorf("position = %v, want >= 1", queued.body["position"])
 	}
-	again := s.mustDo("POST", "/api/appointments", "q-1", bookBody(slot, 7))
+	again := s.mustDoOnce("POST", "/api/appointments", "q-1", bookBody(slot, 7))
 	if again.status != http.StatusAccepted {
 		t.Fatalf("repeat while queued = %d %v, want 202", again.status, again.body)
 	}
@@ -140,7 +140,7 @@ func TestQueuedRequestIsDecidedOnce(t *testing.T) {
 func TestNATSDownAnswers503WithinBudget(t *testing.T) {
 	t.Parallel()
 	s := newStackOwnNATS(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
 	start := time.Now()

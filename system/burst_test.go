@@ -39,7 +39,7 @@ func (s *stack) burst(clients []*client, during func()) {
 func TestBurstOnCapacityOneSlot(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	clients := make([]*client, 300)
 	for i := range clients {
 		clients[i] = &client{slot: slot, patient: int64(1000 + i), key: fmt.Sprintf("burst-%d", i)}
@@ -140,7 +140,7 @@ func (s *stack) checkInvariants(t *testing.T, clients []*client) {
 func (s *stack) daySlots(n, places int) []int64 {
 	slots := make([]int64, n)
 	for i := range slots {
-		slots[i] = s.slot(42, time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), places)
+		slots[i] = s.slot(42, s.now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), places)
 	}
 	return slots
 }

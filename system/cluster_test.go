@@ -43,7 +43,7 @@ func TestClusterSurvivesNodeRestart(t *testing.T) {
 	s := gws[0]
 	var slots []int64
 	for i := range 50 {
-		slots = append(slots, s.slot(42+int64(i%5), time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 6))
+		slots = append(slots, s.slot(42+int64(i%5), s.now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 6))
 	}
 	// 600 clicks for 300 places, paced over 6 s, so that bookings keep reaching
 	// the stream while its leader is down.

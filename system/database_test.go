@@ -4,9 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
-	"termin/migrations/pgtest"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pglocal"
+	"termin/migrations/pgtest"
 	"termin/system"
 )
 
@@ -25,14 +24,7 @@ import (
 // and stopping the system stops the cluster.
 func TestPrivateClusterWhenLocalServerWantsPassword(t *testing.T) {
 	t.Parallel()
-	dir, err := os.MkdirTemp("", "termin-run-data-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil { // the cluster's server runs as postgres when the test is root
-		t.Fatal(err)
-	}
+	dir := clusterDir(t)
 	logs := &syncBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

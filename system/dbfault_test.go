@@ -30,7 +30,7 @@ func TestDatabaseConnectionsCutMidBurstLoseAndDuplicateNothing(t *testing.T) {
 			}
 			cut += s.queryInt(`SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND application_name LIKE 'termin-%' AND pid <> pg_backend_pid()) cut`)
-			day := time.Now().AddDate(0, 0, 1+i%14).Format(time.DateOnly) // a new day each time: past the list cache
+			day := s.now().AddDate(0, 0, 1+i%14).Format(time.DateOnly) // a new day each time: past the list cache
 			for _, path := range []string{"/api/doctors/42/slots?date=" + day, "/api/appointments/1"} {
 				if a, err := s.do("GET", path, "", nil); err == nil {
 					reads[a.status]++

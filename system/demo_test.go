@@ -13,6 +13,7 @@ import (
 	"termin/gateway"
 	gatewayapp "termin/gateway/app"
 	"termin/migrations/pgtest"
+	"termin/shared/clocktest"
 	"termin/system"
 )
 
@@ -24,11 +25,12 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	db, dbURL := pgtest.Pool(t, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	clock := clocktest.New(t)
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: dbURL, DataDir: t.TempDir(), Logger: quietLogger(), SeedDemo: true,
-		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 2, BatchSize: 50,
+		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Clock: clock, Workers: 2, BatchSize: 50,
 			BatchWait: 2 * time.Millisecond, DBConns: 4, Migrate: true, Stream: jetstream.DefaultConfig()},
-		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: replyBudget,
+		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Clock: clock, ReplyBudget: replyBudget,
 			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking", Auth: noAuth,
 			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
 	})
@@ -36,7 +38,7 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 		t.Fatalf("start system: %v", err)
 	}
 	t.Cleanup(func() { shutdown(sys.Shutdown) })
-	tomorrow := time.Now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
+	tomorrow := clock.Now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
 	for doctor, places := range map[int]int{1: 1, 2: 10} {
 		slots := listSlots(t, sys.Gateway.URL(), doctor, tomorrow)
 		if len(slots) != 16 || slots[0].Capacity != places {

@@ -11,33 +11,32 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 )
 
-// compose is the part of docker-compose.yml the test checks; yaml.v3 resolves
-// the file's anchors and merge keys as Docker Compose does.
+// compose is the part of docker-compose.yml the test checks, as the
+// Compose specification's own loader reads it (see loadCompose): anchors,
+// merge keys and variables resolved as Docker Compose resolves them.
 type compose struct {
-	Services map[string]composeService `yaml:"services"`
-	Volumes  map[string]any            `yaml:"volumes"`
+	Services map[string]composeService
+	Volumes  map[string]any
 }
 
 type composeService struct {
-	Image       string            `yaml:"image"`
-	Build       *composeBuild     `yaml:"build"`
-	Command     []string          `yaml:"command"`
-	Environment map[string]string `yaml:"environment"`
-	DependsOn   map[string]struct {
-		Condition string `yaml:"condition"`
-	} `yaml:"depends_on"`
-	Healthcheck *struct {
-		Test []string `yaml:"test"`
-	} `yaml:"healthcheck"`
-	Ports    []string `yaml:"ports"`
-	Restart  string   `yaml:"restart"`
-	Volumes  []string `yaml:"volumes"`
-	Profiles []string `yaml:"profiles"`
+	Image       string
+	Build       *composeBuild
+	Command     []string
+	Environment map[string]string
+	DependsOn   map[string]struct{ Condition string }
+	Healthcheck *struct{ Test []string }
+	// Ports are host_ip:published:target (published:target without a host IP).
+	Ports   []string
+	Restart string
+	// Volumes are source:target:mode, a bind mount's source as written.
+	Volumes  []string
+	Profiles []string
 }
 
 type composeBuild struct {
-	Context    string `yaml:"context"`
-	Dockerfile string `yaml:"dockerfile"`
+	Context    string
+	Dockerfile string
 }
 
 // TestComposeFile checks the stack of docker-compose.yml without a Docker

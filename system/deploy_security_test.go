@@ -1,93 +1,65 @@
 package system_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"gopkg.in/yaml.v3"
 	"termin/system"
 )
 
-// composeSecrets are the variables compose must refuse to start without.
-var composeSecrets = []string{"POSTGRES_PASSWORD", "AUTH_SECRET", "NATS_GATEWAY_PASSWORD",
-	"NATS_BOOKER_PASSWORD", "NATS_OPS_PASSWORD", "GRAFANA_ADMIN_PASSWORD", "KEYCLOAK_ADMIN_PASSWORD"}
-
-// testSecrets sets every secret, so the compose file interpolates.
-func testSecrets() map[string]string {
-	env := map[string]string{}
-	for _, name := range composeSecrets {
-		env[name] = "test-" + strings.ToLower(name) + "-0123456789abcdef0123456789"
-	}
-	return env
-}
-
-// composeInterpolation is ${NAME}, ${NAME:-default} or ${NAME:?message}.
-var composeInterpolation = regexp.MustCompile(`\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}`)
-
-// interpolate substitutes variables as Docker Compose does and returns the
-// names whose ${NAME:?} found no value: compose refuses to start then.
-func interpolate(raw []byte, env map[string]string) ([]byte, []string) {
-	var missing []string
-	out := composeInterpolation.ReplaceAllFunc(raw, func(m []byte) []byte {
-		p := composeInterpolation.FindSubmatch(m)
-		name, op, arg := string(p[1]), string(p[2]), string(p[3])
-		if v := env[name]; v != "" {
-			return []byte(v)
-		}
-		if op == "?" && !slices.Contains(missing, name) {
-			missing = append(missing, name)
-		}
-		if op == "-" {
-			return []byte(arg)
-		}
-		return nil
-	})
-	return out, missing
-}
-
-func readCompose(t *testing.T) compose {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, missing := interpolate(raw, testSecrets())
-	if len(missing) > 0 {
-		t.Fatalf("docker-compose.yml needs %v beyond the known secrets", missing)
-	}
-	var c compose
-	if err := yaml.Unmarshal(raw, &c); err != nil {
-		t.Fatalf("docker-compose.yml: %v", err)
-	}
-	return c
-}
-
-// TestComposeRefusesWithoutSecrets: with an empty environment compose stops
-// on every secret, and no secret has a default.
+// TestComposeRefusesWithoutSecrets: with all the secrets set the Compose
+// loader takes the file; with any one unset it refuses, naming that one;
+// with none set it names every secret and nothing else; and no secret has
+// a default in the file.
 func TestComposeRefusesWithoutSecrets(t *testing.T) {
 	t.Parallel()
+	if _, err := loadCompose(testSecrets()); err != nil {
+		t.Fatalf("docker-compose.yml with every secret set: %v", err)
+	}
+	for _, name := range composeSecrets {
+		env := testSecrets()
+		delete(env, name)
+		if missing := refusedFor(t, env); !slices.Equal(missing, []string{name}) {
+			t.Errorf("without %s Compose refuses for %v, want [%s]", name, missing, name)
+		}
+	}
+	want := slices.Sorted(slices.Values(composeSecrets))
+	if missing := refusedFor(t, nil); !slices.Equal(missing, want) {
+		t.Errorf("with an empty environment Compose refuses for %v, want %v", missing, want)
+	}
 	raw, err := os.ReadFile(filepath.Join(repoRoot, "docker-compose.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, missing := interpolate(raw, nil)
-	sort.Strings(missing)
-	want := slices.Clone(composeSecrets)
-	sort.Strings(want)
-	if !slices.Equal(missing, want) {
-		t.Errorf("compose refuses to start without %v, want %v", missing, want)
-	}
-	for _, m := range composeInterpolation.FindAllSubmatch(raw, -1) {
-		if regexp.MustCompile(`PASSWORD|SECRET|TOKEN`).Match(m[1]) && string(m[2]) == "-" && len(m[3]) > 0 {
+	for _, m := range regexp.MustCompile(`\$\{([A-Z0-9_]+):-([^}]+)\}`).FindAllSubmatch(raw, -1) {
+		if regexp.MustCompile(`PASSWORD|SECRET|TOKEN`).Match(m[1]) {
 			t.Errorf("%s has a default value", m[0])
 		}
 	}
+}
+
+// refusedFor loads the file with env and returns the variables whose
+// absence the loader names, sorted; it fails the test when the file loads.
+func refusedFor(t *testing.T, env map[string]string) []string {
+	t.Helper()
+	_, err := loadCompose(env)
+	if err == nil {
+		t.Fatalf("docker-compose.yml loads with only %v set", slices.Sorted(maps.Keys(env)))
+	}
+	var missing []string
+	for _, m := range regexp.MustCompile(`required variable ([A-Z0-9_]+) is missing`).FindAllStringSubmatch(err.Error(), -1) {
+		if !slices.Contains(missing, m[1]) {
+			missing = append(missing, m[1])
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }
 
 // checkPorts: only nginx is published to other hosts, Grafana on loopback

@@ -26,7 +26,7 @@ const repoRoot = ".."
 func TestDashboardAndAlertsNameMetricsThatExist(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	for i := range 3 {
 		s.mustDo("POST", "/api/appointments", fmt.Sprintf("deploy-%d", i), bookBody(slot, int64(700+i)))
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-
 	"termin/booker/jetstream"
 	"termin/migrations/pgtest"
 	"termin/shared"
@@ -117,7 +116,7 @@ func (c *natsCluster) stopFollower(t *testing.T, stream string) time.Time {
 // complete and the patient is told. It returns how long the alert took.
 func commitsWaitForAStandbyGone(t *testing.T, s *stack, pg *pgPair, prom *prometheus) time.Duration {
 	t.Helper()
-	slot := s.slot(43, time.Now().Add(48*time.Hour), 1) // before the setting: this commit would wait too
+	slot := s.slot(43, s.now().Add(48*time.Hour), 1) // before the setting: this commit would wait too
 	click := pacedClicks([]int64{slot}, 1, 1, 90000, "gone-standby")[0]
 	pg.sql(t, pg.standby, "postgres", `CREATE TABLE sync_probe (v int)`) // before the setting, or this commit would wait
 	named := time.Now()

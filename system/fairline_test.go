@@ -25,7 +25,7 @@ func TestTwoGatewaysKeepOneLine(t *testing.T) {
 	s := newStack(t)
 	other := s.startGateway()
 	gws := []*gatewayapp.App{s.gateway, other}
-	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
+	opens := s.now().Add(3 * time.Second).Truncate(time.Microsecond)
 	slot := s.slot(42, opens.Add(24*time.Hour), 2)
 	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = $2`, opens, slot); err != nil {
 		t.Fatal(err)
@@ -43,9 +43,9 @@ func TestTwoGatewaysKeepOneLine(t *testing.T) {
 	}
 	wg.Wait()
 	poll.For(t, 2*time.Second, 50*time.Millisecond, func() error {
-		a := s.postVia(s.gateway, slot, 100, "line") // a repeat: its place, not a new one
+		a := s.postViaOnce(s.gateway, slot, 100, "line") // a repeat: its place, not a new one
 		if pos, _ := a.body["position"].(float64); a.status != http.StatusAccepted || int(pos) != 2*perGateway {
-			return fmt.Errorf("a pre-queued request: %d at %v, want 202 at %d (both gateways' entrants)", a.status, a.body["position"], 2*perGateway)
+			return fmt.Errorf("a pre-queued request: %d %v, want 202 at %d (both gateways' entrants)", a.status, a.body, 2*perGateway)
 		}
 		return nil
 	})
@@ -82,7 +82,7 @@ func (s *stack) decideAll(gws []*gatewayapp.App, slot int64, entrants [2][]int64
 		winners = winners[:0]
 		for g, gw := range gws {
 			for _, p := range entrants[g] {
-				a := s.postVia(gw, slot, p, "line")
+				a := s.postViaOnce(gw, slot, p, "line")
 				switch a.status {
 				case http.StatusAccepted:
 					return fmt.Errorf("patient %d still queued", p)
@@ -103,16 +103,16 @@ func TestOnePlaceAcrossTwoGateways(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
-	opens := time.Now().Add(3 * time.Second).Truncate(time.Microsecond)
+	opens := s.now().Add(3 * time.Second).Truncate(time.Microsecond)
 	c, d := s.slot(42, opens.Add(24*time.Hour), 1), s.slot(42, opens.Add(25*time.Hour), 1)
 	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opens, []int64{c, d}); err != nil {
 		t.Fatal(err)
 	}
-	s.postVia(s.gateway, c, 9, "x")
-	s.postVia(other, d, 9, "y")
+	s.postViaOnce(s.gateway, c, 9, "x")
+	s.postViaOnce(other, d, 9, "y")
 	var x, y answer
 	poll.For(t, 20*time.Second, 200*time.Millisecond, func() error {
-		x, y = s.postVia(s.gateway, c, 9, "x"), s.postVia(other, d, 9, "y")
+		x, y = s.postViaOnce(s.gateway, c, 9, "x"), s.postViaOnce(other, d, 9, "y")
 		if x.status == http.StatusAccepted || y.status == http.StatusAccepted {
 			return fmt.Errorf("still queued: %d and %d", x.status, y.status)
 		}
@@ -145,7 +145,7 @@ func TestKeysAtTwoGatewaysAtOnceHoldOnePlace(t *testing.T) {
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	opened := time.Now().Add(-time.Minute).Truncate(time.Microsecond)
+	opened := s.now().Add(-time.Minute).Truncate(time.Microsecond)
 	slots := []int64{s.slot(42, opened.Add(24*time.Hour), 1000), s.slot(42, opened.Add(25*time.Hour), 1000)}
 	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opened, slots); err != nil {
 		t.Fatal(err)

@@ -29,13 +29,13 @@ func bookingBody(slotID, patientID int64, hold bool, minutes int) []byte {
 func TestHoldAndConfirmThroughHTTP(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(48*time.Hour), 1)
 	h := s.mustDo("POST", "/api/appointments", "h-1", bookingBody(slot, 7, true, 0))
 	if h.status != http.StatusCreated || h.body["status"] != "HELD" {
 		t.Fatalf("hold = %d %v, want 201 HELD", h.status, h.body)
 	}
 	expires, err := time.Parse(time.RFC3339, fmt.Sprint(h.body["expiresAt"]))
-	if err != nil || expires.Before(time.Now().Add(9*time.Minute)) || expires.After(time.Now().Add(11*time.Minute)) {
+	if err != nil || expires.Before(s.now().Add(9*time.Minute)) || expires.After(s.now().Add(11*time.Minute)) {
 		t.Fatalf("expiresAt = %v (%v), want about 10 minutes from now", h.body["expiresAt"], err)
 	}
 	path := fmt.Sprintf("/api/appointments/%d", h.id())
@@ -76,7 +76,7 @@ func TestHoldAndConfirmThroughHTTP(t *testing.T) {
 func TestHoldExpiredThroughHTTP(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(48*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(48*time.Hour), 1)
 	late := s.mustDo("POST", "/api/appointments", "h-1", bookingBody(slot, 7, true, 0))
 	s.expireHold(late.id())
 	a := s.mustDo("POST", fmt.Sprintf("/api/appointments/%d/confirm", late.id()), "", nil)
@@ -149,7 +149,7 @@ func (s *stack) wantEvents(typ string, want int) error {
 // expireHold moves a hold's end into the past, as time would.
 func (s *stack) expireHold(id int64) {
 	s.t.Helper()
-	if _, err := s.db.Exec(s.t.Context(), `UPDATE appointment SET expires_at = now() - interval '1 second' WHERE id = $1`, id); err != nil {
+	if _, err := s.db.Exec(s.t.Context(), `UPDATE appointment SET expires_at = $2 WHERE id = $1`, id, s.now().Add(-time.Second)); err != nil {
 		s.t.Fatal(err)
 	}
 }
@@ -157,7 +157,7 @@ func (s *stack) expireHold(id int64) {
 func TestOverlappingAppointmentThroughHTTP(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	at := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	at := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	mine := s.slot(42, at, 1)
 	otherDoctor := s.slot(43, at.Add(5*time.Minute), 1)
 	later := s.slot(43, at.Add(20*time.Minute), 1) // right after otherDoctor's slot: the doctor's slots never overlap
@@ -187,7 +187,7 @@ func TestOverlappingAppointmentThroughHTTP(t *testing.T) {
 func TestLongerVisitThroughHTTP(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	at := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	at := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	first, second, last := s.slot(42, at, 1), s.slot(42, at.Add(15*time.Minute), 1), s.slot(42, at.Add(30*time.Minute), 1)
 	v := s.mustDo("POST", "/api/appointments", "v-1", bookingBody(first, 7, false, 30))
 	if v.status != http.StatusCreated || v.body["endAt"] != at.Add(30*time.Minute).UTC().Format(time.RFC3339) {

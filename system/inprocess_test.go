@@ -7,7 +7,7 @@ import "testing"
 // hops.
 func TestBundleReachesItsEmbeddedNATSInProcess(t *testing.T) {
 	t.Parallel()
-	sys, _ := startAsRun(t)
+	sys, _, _ := startAsRun(t)
 	inProcess, tcp, err := sys.EmbeddedClients()
 	if err != nil {
 		t.Fatal(err)

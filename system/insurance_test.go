@@ -19,7 +19,9 @@ func TestInsuranceThroughHTTP(t *testing.T) {
 			map[string]any{"day": d, "from": "09:00", "to": "10:00"})
 	}
 	expect(t, "plan", s.admin().send("PUT", "/api/doctors/42/schedule", "", plan), 200)
-	day := time.Now().In(berlin).AddDate(0, 0, 2).Format(time.DateOnly)
+	// Tomorrow is bookable at any hour: with horizonDays 3 the day after it
+	// opens only at today's opening.
+	day := s.now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
 	list := s.patient(7).mustSend("GET", "/api/doctors/42/slots?date="+day, "", nil)
 	var reserved, open int
 	for _, sl := range list.body["slots"].([]any) {
@@ -37,7 +39,7 @@ func TestInsuranceThroughHTTP(t *testing.T) {
 		"capacity": 1, "horizonDays": 3, "weekly": []map[string]any{{"day": "MON", "from": "08:00", "to": "09:00", "insurance": "AOK"}}}),
 		400, "INVALID_REQUEST")
 
-	slot := s.slot(43, time.Now().Add(24*time.Hour).Truncate(time.Minute), 1)
+	slot := s.slot(43, s.now().Add(24*time.Hour).Truncate(time.Minute), 1)
 	if _, err := s.db.Exec(context.Background(), `UPDATE time_slot SET insurance = 'PKV' WHERE id = $1`, slot); err != nil {
 		t.Fatal(err)
 	}

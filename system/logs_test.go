@@ -15,9 +15,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"termin/booker/jetstream"
 	"termin/migrations/pgtest"
-	"termin/system"
-
 	"termin/shared/poll"
+	"termin/system"
 )
 
 // syncBuffer is a log sink shared by the gateway's and the booker's loggers.
@@ -70,7 +69,7 @@ func TestRequestIDFollowsABookingThroughTheLogs(t *testing.T) {
 	startBookerOn(t, dbURL, ns.ClientURL(), jetstream.DefaultConfig(), log)
 	s := &stack{t: t, dbURL: dbURL, db: db, http: &http.Client{Timeout: 10 * time.Second},
 		gateway: startGatewayOn(t, dbURL, ns.ClientURL(), log)}
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 
 	if got := postWithRequestID(t, s, slot, 77, "log-key-1", "trace-e2e-1"); got != "trace-e2e-1" {
 		t.Errorf("X-Request-Id echoed %q, want the client's", got)

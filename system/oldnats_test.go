@@ -14,9 +14,9 @@ import (
 	"github.com/nats-io/nats.go"
 	natsjs "github.com/nats-io/nats.go/jetstream"
 	"termin/shared"
-	"termin/system"
-
+	"termin/shared/clocktest"
 	"termin/shared/poll"
+	"termin/system"
 )
 
 // TestRunsOnTheInstalledNATSServer runs the system on the nats-server
@@ -28,8 +28,8 @@ import (
 func TestRunsOnTheInstalledNATSServer(t *testing.T) {
 	t.Parallel()
 	url := startInstalledNATS(t)
-	s := newStackOn(t, url)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	s := newStackOn(t, url, clocktest.New(t))
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	booked := s.mustDo("POST", "/api/appointments", "old-1", bookBody(slot, 1))
 	if booked.status != http.StatusCreated {
 		t.Fatalf("booking: %d %v, want 201", booked.status, booked.body)

@@ -15,7 +15,7 @@ import (
 func TestAlternativesTakeTheFirstFreeSlot(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	start := time.Now().Add(24 * time.Hour)
+	start := s.now().Add(24 * time.Hour)
 	a, b := s.slot(42, start, 1), s.slot(42, start.Add(15*time.Minute), 1)
 	free, other := s.slot(42, start.Add(30*time.Minute), 1), s.slot(43, start, 1)
 	alternatives := func(patient int64, slots ...int64) []byte {
@@ -51,14 +51,14 @@ func TestAlternativesTakeTheFirstFreeSlot(t *testing.T) {
 func TestOnePlacePerPatientInAnOpening(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	opens := time.Now().Add(2 * time.Second).Truncate(time.Millisecond)
+	opens := s.now().Add(2 * time.Second).Truncate(time.Millisecond)
 	c, d := s.slot(42, opens.Add(24*time.Hour), 2), s.slot(42, opens.Add(25*time.Hour), 1)
 	if _, err := s.db.Exec(t.Context(), `UPDATE time_slot SET opens_at = $1 WHERE id = ANY($2)`, opens, []int64{c, d}); err != nil {
 		t.Fatal(err)
 	}
-	s.mustDo("POST", "/api/appointments", "early", bookBody(c, 8)) // someone else ahead in slot c's pre-queue
-	first := s.mustDo("POST", "/api/appointments", "x", bookBody(c, 9))
-	second := s.mustDo("POST", "/api/appointments", "y", bookBody(d, 9))
+	s.mustDoOnce("POST", "/api/appointments", "early", bookBody(c, 8)) // someone else ahead in slot c's pre-queue
+	first := s.mustDoOnce("POST", "/api/appointments", "x", bookBody(c, 9))
+	second := s.mustDoOnce("POST", "/api/appointments", "y", bookBody(d, 9))
 	if first.status != http.StatusAccepted || second.status != http.StatusAccepted ||
 		first.body["position"] != second.body["position"] {
 		t.Fatalf("before the opening: %d %v and %d %v; want two 202 with one position",

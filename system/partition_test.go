@@ -67,7 +67,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, round int, leader boo
 	n := partitionRate * int(partitionDuration/time.Second)
 	slots := make([]int64, n/3+1)
 	for i := range slots {
-		slots[i] = s.slot(int64(100+round), time.Now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 1)
+		slots[i] = s.slot(int64(100+round), s.now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 1)
 	}
 	clicks := pacedClicks(slots, n, 3, int64(100000*(round+1)), fmt.Sprintf("partition%d", round))
 	watch, err := watchLeaders(nc.URLs(), shared.StreamName, "KV_"+shared.DecisionsBucket)

@@ -22,7 +22,7 @@ import (
 func TestPatientSeesOwnAppointmentsWithTimes(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	soon := time.Now().Add(24 * time.Hour).Truncate(time.Minute)
+	soon := s.now().Add(24 * time.Hour).Truncate(time.Minute)
 	later := s.slot(43, soon.Add(48*time.Hour), 1)
 	sooner := s.slot(42, soon, 1)
 	gone := s.slot(44, soon.Add(time.Hour), 1)
@@ -30,7 +30,7 @@ func TestPatientSeesOwnAppointmentsWithTimes(t *testing.T) {
 	b := s.mustDo("POST", "/api/appointments", "l-2", bookBody(sooner, 7))
 	c := s.mustDo("POST", "/api/appointments", "l-3", bookBody(gone, 7))
 	s.mustDo("POST", "/api/appointments", "l-4", bookBody(s.slot(42, soon.Add(3*time.Hour), 1), 8))
-	s.startSlotAt(gone, time.Now().Add(-2*time.Hour)) // it took place
+	s.startSlotAt(gone, s.now().Add(-2*time.Hour)) // it took place
 	got := s.mustDo("GET", fmt.Sprintf("/api/appointments/%d", b.id()), "", nil)
 	if got.status != 200 || got.body["doctorId"] != float64(42) || got.body["startAt"] != soon.UTC().Format(time.RFC3339) ||
 		got.body["endAt"] != soon.Add(15*time.Minute).UTC().Format(time.RFC3339) || got.body["status"] != "BOOKED" {
@@ -53,7 +53,7 @@ func TestAnotherPatientsAppointmentIsNotFound(t *testing.T) {
 	s := newStack(t)
 	secret := []byte("a-test-secret-of-at-least-32-bytes!!")
 	s.gateway = s.startGatewayAuth(secret)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	mine := s.as(secret, "7").mustSend("POST", "/api/appointments", "o-1", bookBody(slot, 7))
 	if mine.status != 201 {
 		t.Fatalf("booking: %d %v", mine.status, mine.body)
@@ -78,9 +78,9 @@ func TestAnotherPatientsAppointmentIsNotFound(t *testing.T) {
 func TestCancelRefusedOnceStarted(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	a := s.mustDo("POST", "/api/appointments", "p-1", bookBody(slot, 7))
-	s.startSlotAt(slot, time.Now().Add(-time.Minute))
+	s.startSlotAt(slot, s.now().Add(-time.Minute))
 	path := fmt.Sprintf("/api/appointments/%d", a.id())
 	if d := s.mustDo("DELETE", path, "", nil); d.status != 409 || d.code() != "APPOINTMENT_PAST" {
 		t.Fatalf("cancel of a started appointment = %d %v, want 409 APPOINTMENT_PAST", d.status, d.body)
@@ -106,8 +106,8 @@ func TestCancelCutoff(t *testing.T) {
 		BatchWait: 2 * time.Millisecond, DBConns: 4, Migrate: true, Stream: jetstream.DefaultConfig(), Logger: quietLogger(),
 		CancelCutoff: 24 * time.Hour,
 	})
-	soon := s.mustDo("POST", "/api/appointments", "x-1", bookBody(s.slot(42, time.Now().Add(2*time.Hour), 1), 7))
-	later := s.mustDo("POST", "/api/appointments", "x-2", bookBody(s.slot(42, time.Now().Add(48*time.Hour), 1), 7))
+	soon := s.mustDo("POST", "/api/appointments", "x-1", bookBody(s.slot(42, s.now().Add(2*time.Hour), 1), 7))
+	later := s.mustDo("POST", "/api/appointments", "x-2", bookBody(s.slot(42, s.now().Add(48*time.Hour), 1), 7))
 	if d := s.mustDo("DELETE", fmt.Sprintf("/api/appointments/%d", soon.id()), "", nil); d.status != 409 || d.code() != "CANCEL_CUTOFF_PASSED" {
 		t.Errorf("cancel within the cutoff = %d %v, want 409 CANCEL_CUTOFF_PASSED", d.status, d.body)
 	}
@@ -168,19 +168,17 @@ func (s *stack) as(secret []byte, sub string) caller {
 
 func (c caller) mustSend(method, path, key string, body []byte) answer {
 	c.s.t.Helper()
-	req, err := http.NewRequest(method, c.s.gateway.URL()+path, bytes.NewReader(body))
-	if err != nil {
-		c.s.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", c.bearer)
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	a, err := c.s.send(req)
-	if err != nil {
-		c.s.t.Fatal(err)
-	}
-	return a
+	return c.s.decided(func() (answer, error) {
+		req, err := http.NewRequest(method, c.s.gateway.URL()+path, bytes.NewReader(body))
+		if err != nil {
+			return answer{}, err
+		}
+		req.Header.Set("Authorization", c.bearer)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		return c.s.send(req)
+	})
 }
 
 // relayedEvents waits until the outbox is empty and the stream holds want

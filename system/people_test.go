@@ -18,7 +18,7 @@ func TestConfirmationFollowsConsent(t *testing.T) {
 	t.Parallel()
 	s := newPeopleStack(t)
 	anna := s.patient(7)
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	first, second := s.slot(42, day, 1), s.slot(42, day.Add(time.Hour), 1)
 
 	given := anna.send("PUT", "/api/patients/me", "", map[string]any{"name": "Anna Berg", "email": "anna@example.org",
@@ -86,7 +86,7 @@ func TestDefaultCapIsTwoPerDoctor(t *testing.T) {
 	s.startBookerWith(bookerapp.Config{DatabaseURL: s.dbURL, NATSURL: s.natsURL, Addr: "127.0.0.1:0", Zone: berlin,
 		Workers: 2, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 4, Migrate: true,
 		Stream: jetstream.DefaultConfig(), Logger: quietLogger(), Caps: defaults.Caps})
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	var slots []int64
 	for i := range 3 {
 		slots = append(slots, s.slot(42, day.Add(time.Duration(i)*time.Hour), 1))
@@ -114,14 +114,14 @@ func TestErasureRacesBookings(t *testing.T) {
 	p := s.patient(9)
 	expect(t, "profile", p.send("PUT", "/api/patients/me", "", map[string]any{"name": "Ben", "email": "ben@example.org",
 		"consent": map[string]bool{"email": true}}), 200)
-	day := time.Now().Add(72 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(72 * time.Hour).Truncate(time.Hour)
 	var slots []int64
 	for i := range 24 {
 		slots = append(slots, s.slot(int64(100+i), day.Add(time.Duration(i)*time.Hour), 2))
 	}
 	past := s.slot(99, day.Add(-time.Hour), 1)
 	expect(t, "a visit", p.mustSend("POST", "/api/appointments", "past", bookBody(past, 9)), 201)
-	s.startSlotAt(past, time.Now().Add(-24*time.Hour))
+	s.startSlotAt(past, s.now().Add(-24*time.Hour))
 	var wg sync.WaitGroup
 	for i, slot := range slots {
 		wg.Go(func() {
@@ -143,7 +143,7 @@ func TestErasureRacesBookings(t *testing.T) {
 		t.Errorf("%d appointments still name the erased patient", n)
 	}
 	if n := s.queryInt(`SELECT count(*) FROM appointment a JOIN time_slot t ON t.id = a.slot_id
-        WHERE a.patient_id < 0 AND a.status IN ('BOOKED', 'HELD') AND t.start_at > now()`); n != 0 {
+        WHERE a.patient_id < 0 AND a.status IN ('BOOKED', 'HELD') AND t.start_at > $1`, s.now()); n != 0 {
 		t.Errorf("%d upcoming active appointments under a pseudonym", n)
 	}
 	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND patient_id < 0 AND status = 'BOOKED'`, past); n != 1 {

@@ -18,7 +18,7 @@ func TestExportAndErasureEndToEnd(t *testing.T) {
 	s := newPeopleStack(t)
 	s.doctorIn(42, 1, "Dr. Weber")
 	p := s.patient(7)
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	upcoming, visit := s.slot(42, day, 2), s.slot(42, day.Add(time.Hour), 1)
 	expect(t, "profile", p.send("PUT", "/api/patients/me", "", map[string]any{"name": "Anna Berg", "email": "anna@example.org",
 		"insurance": "GKV", "consent": map[string]bool{"email": true}}), 200)
@@ -28,7 +28,7 @@ func TestExportAndErasureEndToEnd(t *testing.T) {
 	s.notifierSettled(map[string]int{"appointment.booked": 2})
 	expect(t, "staff read", s.staff(1).mustSend("GET", fmt.Sprintf("/api/doctors/42/appointments?date=%s&reason=Rueckruf",
 		day.In(berlin).Format(time.DateOnly)), "", nil), 200)
-	s.startSlotAt(visit, time.Now().Add(-time.Hour)) // the visit took place
+	s.startSlotAt(visit, s.now().Add(-time.Hour)) // the visit took place
 
 	x := p.mustSend("GET", "/api/patients/me/export", "", nil)
 	expect(t, "export", x, 200)
@@ -62,7 +62,7 @@ func TestReadsByOthersAreLogged(t *testing.T) {
 	t.Parallel()
 	s := newPeopleStack(t)
 	s.doctorIn(42, 1, "Dr. Weber")
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	date := day.In(berlin).Format(time.DateOnly)
 	a := s.patient(7).mustSend("POST", "/api/appointments", "r-1", bookBody(s.slot(42, day, 1), 7))
 	s.patient(8).mustSend("POST", "/api/appointments", "r-2", bookBody(s.slot(42, day.Add(time.Hour), 1), 8))
@@ -103,7 +103,7 @@ func TestDoctorAndStaffScope(t *testing.T) {
 	s.doctorIn(42, 1, "Dr. Weber")
 	s.doctorIn(43, 2, "Dr. Roth")
 	plan := []byte(`{"slotMinutes":15,"capacity":1,"horizonDays":3,"weekly":[{"day":"MON","from":"08:00","to":"09:00"}]}`)
-	date := time.Now().Add(48 * time.Hour).In(berlin).Format(time.DateOnly)
+	date := s.now().Add(48 * time.Hour).In(berlin).Format(time.DateOnly)
 	for _, c := range []struct {
 		name         string
 		who          caller
@@ -138,7 +138,7 @@ func TestBlockRacesBookingsAndUnblockOffersTheWaitlist(t *testing.T) {
 	t.Parallel()
 	s := newPeopleStack(t)
 	s.doctorIn(42, 1, "Dr. Weber")
-	d := time.Now().In(berlin).AddDate(0, 0, 3)
+	d := s.now().In(berlin).AddDate(0, 0, 3)
 	at := time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, berlin)
 	date := at.Format(time.DateOnly)
 	slot := s.slot(42, at, 5)
@@ -172,18 +172,32 @@ func TestBlockRacesBookingsAndUnblockOffersTheWaitlist(t *testing.T) {
 	waiting := s.patient(99)
 	expect(t, "waitlist", waiting.send("POST", "/api/waitlist", "", map[string]any{"doctorId": 42, "date": date}), 201)
 	un := desk.send("POST", "/api/doctors/42/unblock", "", map[string]any{"date": date})
-	if un.status != 200 || un.body["offers"] != float64(1) {
-		t.Fatalf("unblock = %d %v, want one offer to the waitlist", un.status, un.body)
+	if un.status != 200 || un.body["offers"] != float64(0) && un.body["offers"] != float64(1) {
+		t.Fatalf("unblock = %d %v, want 200 with at most one offer", un.status, un.body)
 	}
-	list := waiting.mustSend("GET", "/api/appointments", "", nil).body["appointments"].([]any)
-	if len(list) != 1 || list[0].(map[string]any)["status"] != "HELD" || list[0].(map[string]any)["slotId"] != float64(slot) {
-		t.Errorf("the waiting patient's appointments = %v, want the place held for them", list)
-	}
+	// The place goes to the waiting patient once: offered by the unblock, or,
+	// when the block's cancellations reach the waitlist only after it (their
+	// events lag on a busy machine), by them; the unblock then counts none.
+	var list []any
+	poll.For(t, decisionWait, 50*time.Millisecond, func() error {
+		list, _ = waiting.mustSend("GET", "/api/appointments", "", nil).body["appointments"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["status"] != "HELD" || list[0].(map[string]any)["slotId"] != float64(slot) {
+			return fmt.Errorf("the waiting patient's appointments = %v, want the place held for them", list)
+		}
+		return nil
+	})
 	held := int64(list[0].(map[string]any)["id"].(float64))
 	expect(t, "attendance before the visit", desk.send("POST", fmt.Sprintf("/api/appointments/%d/attendance", held), "",
 		map[string]string{"attendance": "ATTENDED"}), 409, "APPOINTMENT_NOT_STARTED")
-	booked := s.patient(301).mustSend("POST", "/api/appointments", "after", bookBody(slot, 301))
-	expect(t, "booking after the unblock", booked, 201)
+	// A gateway that read the slot while it was blocked reads it again
+	// within a second (the room's closed lines), so the repeat books it.
+	var booked answer
+	poll.For(t, 5*time.Second, 100*time.Millisecond, func() error {
+		if booked = s.patient(301).mustSend("POST", "/api/appointments", "after", bookBody(slot, 301)); booked.status != 201 {
+			return fmt.Errorf("booking after the unblock = %d %v, want 201", booked.status, booked.body)
+		}
+		return nil
+	})
 	expect(t, "attendance before the visit", desk.send("POST", fmt.Sprintf("/api/appointments/%d/attendance", booked.id()), "",
 		map[string]string{"attendance": "ATTENDED"}), 409, "APPOINTMENT_NOT_STARTED")
 }

@@ -19,14 +19,14 @@ func TestPracticePage(t *testing.T) {
 	anna := s.patient(7)
 	expect(t, "profile", anna.send("PUT", "/api/patients/me", "", map[string]any{"name": "Anna Berg", "email": "anna@example.org",
 		"consent": map[string]bool{"email": true}}), 200)
-	d := time.Now().In(berlin).AddDate(0, 0, 2)
+	d := s.now().In(berlin).AddDate(0, 0, 2)
 	day := time.Date(d.Year(), d.Month(), d.Day(), 10, 0, 0, 0, berlin)
 	booked, free := s.slot(42, day, 1), s.slot(42, day.Add(time.Hour), 1)
 	expect(t, "Anna's booking", anna.mustSend("POST", "/api/appointments", "praxis-1", bookBody(booked, 7)), 201)
-	gone := s.slot(42, time.Now().Add(24*time.Hour).Truncate(time.Minute), 1)
+	gone := s.slot(42, s.now().Add(24*time.Hour).Truncate(time.Minute), 1)
 	visit := s.patient(8).mustSend("POST", "/api/appointments", "praxis-2", bookBody(gone, 8))
 	expect(t, "a visit", visit, 201)
-	past := time.Now().Add(-time.Hour).Truncate(time.Minute)
+	past := s.now().Add(-time.Hour).Truncate(time.Minute)
 	s.startSlotAt(gone, past)
 
 	browser := newBrowser(t)

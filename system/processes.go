@@ -63,15 +63,18 @@ func (s *System) startProcesses(ctx context.Context, cfg Config) error {
 	p := &processes{}
 	s.procs = p
 	if cfg.NATSURL != "" && Answers(cfg.NATSURL) {
-		s.NATSURL = cfg.NATSURL
+		s.NATSURL, s.Queue = cfg.NATSURL, "the NATS server at NATS_URL"
 	} else if err := s.startNATSProcess(ctx, cfg); err != nil {
 		return err
 	}
 	env := os.Environ()
 	p.bookerAddr = orDefault(pc.BookerAddr, os.Getenv("BOOKER_ADDR"), "127.0.0.1:9091")
 	var err error
-	p.booker, err = startChild(pc, "booker", append(env, "DATABASE_URL="+s.DatabaseURL,
-		"NATS_URL="+s.NATSUserURL(BookerUser), "BOOKER_ADDR="+p.bookerAddr))
+	benv := append(env, "DATABASE_URL="+s.DatabaseURL, "NATS_URL="+s.NATSUserURL(BookerUser), "BOOKER_ADDR="+p.bookerAddr)
+	if f := cfg.Booker.Notify.MailFile; f != "" {
+		benv = append(benv, "MAIL_FILE="+f)
+	}
+	p.booker, err = startChild(pc, "booker", benv)
 	if err != nil {
 		return err
 	}
@@ -131,6 +134,7 @@ func (s *System) startNATSProcess(ctx context.Context, cfg Config) error {
 	}
 	s.natsPasswords, s.NATSURL = passwords, "nats://127.0.0.1:"+strconv.Itoa(port)
 	s.NATSMonitor = "http://127.0.0.1:" + strconv.Itoa(monitor)
+	s.Queue = "bin/nats-server, a process of its own, its store under " + filepath.Join(cfg.DataDir, "nats-server")
 	return waitFor(ctx, s.procs.nats, func() bool { return Answers(s.NATSUserURL(BookerUser)) })
 }
 

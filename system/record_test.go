@@ -20,7 +20,7 @@ import (
 func TestBookerAnswersDecidedKeysFromTheRecord(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	tomorrow := time.Now().Add(24 * time.Hour).Truncate(time.Hour)
+	tomorrow := s.now().Add(24 * time.Hour).Truncate(time.Hour)
 	single, other := s.slot(42, tomorrow, 1), s.slot(42, tomorrow.Add(time.Hour), 10)
 	nc, err := nats.Connect(s.natsURL)
 	if err != nil {

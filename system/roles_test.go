@@ -17,7 +17,7 @@ func TestEveryRouteChecksRoleAndScope(t *testing.T) {
 	s := newPeopleStack(t)
 	s.doctorIn(42, 1, "Dr. Weber")
 	s.doctorIn(43, 2, "Dr. Roth")
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	date := day.In(berlin).Format(time.DateOnly)
 	slot, other := s.slot(42, day, 5), s.slot(42, day.Add(time.Hour), 5)
 	appt := s.patient(7).mustSend("POST", "/api/appointments", "roles-0", bookBody(slot, 7)).id()

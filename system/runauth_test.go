@@ -16,12 +16,14 @@ import (
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
 	"termin/migrations/pgtest"
+	"termin/shared"
+	"termin/shared/clocktest"
 	"termin/system"
 )
 
 // startAsRun starts the system as `make run` does: the embedded nats-server
 // with the services' users, a development secret and its tokens, the demo.
-func startAsRun(t *testing.T) (*system.System, system.DevAuth) {
+func startAsRun(t *testing.T) (*system.System, system.DevAuth, shared.Clock) {
 	t.Helper()
 	dev, err := system.NewDevAuth(nil)
 	if err != nil {
@@ -29,11 +31,12 @@ func startAsRun(t *testing.T) (*system.System, system.DevAuth) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	clock := clocktest.New(t)
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: pgtest.URL(t), DataDir: t.TempDir(), Logger: quietLogger(), SeedDemo: true,
-		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Workers: 2, BatchSize: 50,
+		Booker: bookerapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Clock: clock, Workers: 2, BatchSize: 50,
 			BatchWait: 2 * time.Millisecond, DBConns: 4, Migrate: true, Stream: jetstream.DefaultConfig()},
-		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, ReplyBudget: replyBudget,
+		Gateway: gatewayapp.Config{Addr: "127.0.0.1:0", Zone: berlin, Clock: clock, ReplyBudget: replyBudget,
 			PublishTimeout: 300 * time.Millisecond, ReadConns: 4, SubjectPrefix: "booking", Auth: gwhttp.AuthConfig{Secret: dev.Secret},
 			RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second},
 	})
@@ -41,7 +44,7 @@ func startAsRun(t *testing.T) (*system.System, system.DevAuth) {
 		t.Fatalf("start system: %v", err)
 	}
 	t.Cleanup(func() { shutdown(sys.Shutdown) })
-	return sys, dev
+	return sys, dev, clock
 }
 
 // call sends one request with a bearer token (none when empty).
@@ -70,8 +73,8 @@ func call(t *testing.T, method, url, token, key, body string) int {
 // that refuses anonymous clients.
 func TestRunRefusesStrangers(t *testing.T) {
 	t.Parallel()
-	sys, dev := startAsRun(t)
-	tomorrow := time.Now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
+	sys, dev, clock := startAsRun(t)
+	tomorrow := clock.Now().In(berlin).AddDate(0, 0, 1).Format(time.DateOnly)
 	slotsURL := fmt.Sprintf("%s/api/doctors/1/slots?date=%s", sys.Gateway.URL(), tomorrow)
 	if got := call(t, "GET", slotsURL, "", "", ""); got != 401 {
 		t.Errorf("slots without a token: %d, want 401", got)
@@ -96,7 +99,7 @@ func TestRunRefusesStrangers(t *testing.T) {
 // TestRunNATSPermissions: each service's user may use only its own subjects.
 func TestRunNATSPermissions(t *testing.T) {
 	t.Parallel()
-	sys, _ := startAsRun(t)
+	sys, _, _ := startAsRun(t)
 	tests := []struct {
 		user, subject string
 		subscribe     bool

@@ -189,7 +189,7 @@ func waitPartitionsShared(t *testing.T, within time.Duration, bookers ...*booker
 func firstComeClicks(s *stack, doctors, slots, perSlot int) ([]*client, map[int64][]*client) {
 	order := map[int64][]*client{}
 	var clients []*client
-	day := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	for d := range doctors {
 		for i := range slots {
 			slot := s.slot(int64(500+d), day.Add(time.Duration(i)*15*time.Minute), 1)

@@ -134,7 +134,7 @@ func TestSchedulePutMakesSlots(t *testing.T) {
 		t.Fatalf("second put = %d %v, want 0 created, %v kept", again.status, again.body, created)
 	}
 
-	tomorrow := time.Now().In(berlin).AddDate(0, 0, 1)
+	tomorrow := s.now().In(berlin).AddDate(0, 0, 1)
 	list := s.callWith(gw, "GET", "/api/doctors/42/slots?date="+tomorrow.Format(time.DateOnly), signedBearer("77", "patient"), "")
 	slots, _ := list.body["slots"].([]any)
 	if list.status != 200 || len(slots) != 4 {

@@ -14,17 +14,23 @@ import (
 	"termin/booker/jetstream"
 	gatewayapp "termin/gateway/app"
 	"termin/shared"
-
 	"termin/shared/poll"
 )
 
-// postVia books through a given gateway.
+// postVia books through a given gateway, repeating while queued (mustDo).
 func (s *stack) postVia(gw *gatewayapp.App, slot, patient int64, key string) answer {
 	s.t.Helper()
-	saved := s.gateway
-	s.gateway = gw
-	defer func() { s.gateway = saved }()
-	return s.mustDo("POST", "/api/appointments", key, bookBody(slot, patient))
+	return s.decided(func() (answer, error) { return s.doAt(gw, "POST", "/api/appointments", key, bookBody(slot, patient)) })
+}
+
+// postViaOnce sends one booking request through a given gateway.
+func (s *stack) postViaOnce(gw *gatewayapp.App, slot, patient int64, key string) answer {
+	s.t.Helper()
+	a, err := s.doAt(gw, "POST", "/api/appointments", key, bookBody(slot, patient))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return a
 }
 
 // lastSeq is the booking stream's last sequence: it moves only when a command reaches the stream.
@@ -51,7 +57,7 @@ func TestTwoGatewaysSharePatientLimit(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 100)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 100)
 	for i := range 5 {
 		a := s.postVia(other, slot, 7, fmt.Sprintf("limit-%d", i))
 		if a.status == http.StatusTooManyRequests {
@@ -79,7 +85,7 @@ func TestTwoGatewaysSharePatientLimit(t *testing.T) {
 func TestKnownFullSlotNeverReachesTheStream(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	if a := s.mustDo("POST", "/api/appointments", "full-1", bookBody(slot, 1)); a.status != http.StatusCreated {
 		t.Fatalf("first booking: %d %v", a.status, a.body)
 	}
@@ -102,7 +108,7 @@ func TestCancellationReopensTheSlotEverywhere(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
 	other := s.startGateway()
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 1)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 1)
 	booked := s.mustDo("POST", "/api/appointments", "re-1", bookBody(slot, 1))
 	for _, gw := range []*gatewayapp.App{s.gateway, other} {
 		poll.For(t, 5*time.Second, 20*time.Millisecond, func() error { return knownFull(gw, slot, true) })
@@ -119,13 +125,22 @@ func TestCancellationReopensTheSlotEverywhere(t *testing.T) {
 }
 
 // serialBooker decides one command at a time, slowly: a booker under load.
+// With a gate it decides nothing until the gate is closed.
 type serialBooker struct {
 	booker.Service
 	mu    sync.Mutex
 	delay time.Duration
+	gate  <-chan struct{}
 }
 
 func (b *serialBooker) Book(ctx context.Context, req booker.BookRequest) (booker.Booking, error) {
+	if b.gate != nil {
+		select {
+		case <-b.gate:
+		case <-ctx.Done():
+			return booker.Booking{}, ctx.Err()
+		}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	time.Sleep(b.delay)
@@ -138,19 +153,25 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 	if err := s.booker.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	// The booker decides nothing until every client holds its place and has
+	// its first answer: the positions then depend on the order of arrival
+	// alone, not on how many decisions a busy machine let through meanwhile.
+	gate := make(chan struct{})
 	s.startBooker(func(svc booker.Service) booker.Service {
-		return &serialBooker{Service: svc, delay: 200 * time.Millisecond}
+		return &serialBooker{Service: svc, delay: 200 * time.Millisecond, gate: gate}
 	}, nil)
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 2)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 2)
 	clients := make([]*client, 15)
 	var wg sync.WaitGroup
 	for i := range clients {
 		clients[i] = &client{slot: slot, patient: int64(100 + i), key: fmt.Sprintf("slow-%d", i)}
 		c := clients[i]
-		wg.Go(func() { c.first, c.final, c.err = s.bookUntilDecided(c.slot, c.patient, c.key, 30*time.Second) })
+		wg.Go(func() { c.first, c.err = s.do("POST", "/api/appointments", c.key, bookBody(c.slot, c.patient)) })
 		// A defined arrival order: the next client comes once this one holds
 		// its place (a sleep is not enough while the room reads the slot).
-		poll.For(t, 5*time.Second, 20*time.Millisecond, func() error {
+		// 10 s: a request reaches the room in milliseconds, on a loaded
+		// machine in seconds.
+		poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
 			if n := s.gateway.Room().Held(); n <= i {
 				return fmt.Errorf("the room holds %d requests, want client %d's place too", n, i)
 			}
@@ -158,16 +179,22 @@ func TestSlowBookerQueuesInOrderAndRefusesWaitersWhenFull(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	close(gate)
+	for _, c := range clients {
+		wg.Go(func() { _, c.final, c.err = s.bookUntilDecided(c.slot, c.patient, c.key, decisionWait) })
+	}
+	wg.Wait()
 	last, booked := 0, 0
 	for i, c := range clients {
 		if c.err != nil {
 			t.Fatal(c.err)
 		}
-		if c.first.status == http.StatusAccepted {
-			pos := int(c.first.body["position"].(float64))
-			if pos <= last {
-				t.Errorf("client %d was told position %d after position %d", i, pos, last)
-			}
+		if c.first.status != http.StatusAccepted {
+			t.Fatalf("client %d was first answered %d %v, want 202 while nothing is decided", i, c.first.status, c.first.body)
+		}
+		if pos := int(c.first.body["position"].(float64)); pos <= last {
+			t.Errorf("client %d was told position %d after position %d", i, pos, last)
+		} else {
 			last = pos
 		}
 		switch {
@@ -194,14 +221,14 @@ func TestFullStreamAnswers503(t *testing.T) {
 	if err := s.booker.Shutdown(t.Context()); err != nil { // the queue fills: nobody drains it
 		t.Fatal(err)
 	}
-	slot := s.slot(42, time.Now().Add(24*time.Hour), 50)
+	slot := s.slot(42, s.now().Add(24*time.Hour), 50)
 	for i := range 3 {
-		if a := s.mustDo("POST", "/api/appointments", fmt.Sprint("sf-", i), bookBody(slot, int64(i+1))); a.status != http.StatusAccepted {
+		if a := s.mustDoOnce("POST", "/api/appointments", fmt.Sprint("sf-", i), bookBody(slot, int64(i+1))); a.status != http.StatusAccepted {
 			t.Fatalf("request %d: %d %v, want 202 while the stream has room", i, a.status, a.body)
 		}
 	}
 	start := time.Now()
-	a := s.mustDo("POST", "/api/appointments", "sf-3", bookBody(slot, 4))
+	a := s.mustDoOnce("POST", "/api/appointments", "sf-3", bookBody(slot, 4))
 	if a.status != http.StatusServiceUnavailable || a.header.Get("Retry-After") == "" {
 		t.Fatalf("with the stream full: %d %v, want 503 with Retry-After", a.status, a.body)
 	}

@@ -27,6 +27,7 @@ import (
 	gwhttp "termin/gateway/http"
 	"termin/migrations/pgtest"
 	"termin/shared"
+	"termin/shared/clocktest"
 	"termin/system"
 )
 
@@ -51,6 +52,7 @@ type stack struct {
 	natsDir string         // the in-process server's store
 	natsURL string
 	space   shared.Namespace
+	clock   shared.Clock // every part's now: TEST_CLOCK's instant, or the wall clock's
 	booker  *bookerapp.App
 	gateway *gatewayapp.App
 	http    *http.Client
@@ -59,21 +61,23 @@ type stack struct {
 
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	return newStackOn(t, os.Getenv("TEST_NATS_URL"))
+	return newStackOn(t, os.Getenv("TEST_NATS_URL"), clocktest.New(t))
 }
 
 // newStackOwnNATS is a stack on an in-process nats-server even when
 // TEST_NATS_URL is set: for a test that stops the server.
 func newStackOwnNATS(t *testing.T) *stack {
 	t.Helper()
-	return newStackOn(t, "")
+	return newStackOn(t, "", clocktest.New(t))
 }
 
-func newStackOn(t *testing.T, natsURL string) *stack {
+// newStackOn is a stack on the nats-server at natsURL (an in-process one
+// when empty) whose parts all take their now from clock.
+func newStackOn(t *testing.T, natsURL string, clock shared.Clock) *stack {
 	t.Helper()
 	db, dbURL := pgtest.Pool(t, 4)
 	s := &stack{t: t, dbURL: dbURL, db: db, natsURL: natsURL, http: &http.Client{Timeout: 10 * time.Second},
-		space: shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64()))}
+		space: shared.Namespace(fmt.Sprintf("t%016x", rand.Uint64())), clock: clock}
 	if s.natsURL == "" {
 		s.natsDir = t.TempDir()
 		ns, err := system.StartNATS(s.natsDir, server.RANDOM_PORT)
@@ -107,7 +111,7 @@ func (s *stack) startGatewayWith(adjust func(*gatewayapp.Config)) *gatewayapp.Ap
 		Addr: "127.0.0.1:0", DatabaseURL: s.dbURL, NATSURL: s.natsURL, Zone: berlin,
 		ReplyBudget: replyBudget, PublishTimeout: 300 * time.Millisecond, PackWait: gatewayapp.DefaultPackWait, ReadConns: 4,
 		Namespace: s.space, SubjectPrefix: "booking", Logger: quietLogger(), Auth: noAuth,
-		RateLimit: 5, RateWindow: 10 * time.Second, Room: room, ListTTL: 2 * time.Second,
+		RateLimit: 5, RateWindow: 10 * time.Second, Room: room, ListTTL: 2 * time.Second, Clock: s.clock,
 	}
 	if adjust != nil {
 		adjust(&cfg)
@@ -140,6 +144,9 @@ func (s *stack) startBooker(decorate func(booker.Service) booker.Service, stream
 func (s *stack) startBookerWith(cfg bookerapp.Config) *bookerapp.App {
 	s.t.Helper()
 	cfg.Stream.Namespace = s.space
+	if cfg.Clock == nil {
+		cfg.Clock = s.clock
+	}
 	a, err := bookerapp.Start(context.Background(), cfg)
 	if err != nil {
 		s.t.Fatalf("start booker: %v", err)
@@ -148,6 +155,9 @@ func (s *stack) startBookerWith(cfg bookerapp.Config) *bookerapp.App {
 	s.booker = a
 	return a
 }
+
+// now is the stack's present, from which a test takes its dates.
+func (s *stack) now() time.Time { return s.clock.Now() }
 
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -204,13 +214,46 @@ func (s *stack) send(req *http.Request) (answer, error) {
 	return a, nil
 }
 
+// mustDo sends a request and, as a client does, repeats it while it is
+// answered 202 (queued: the decision comes on a repeat), so that a test sees
+// the decision however long the suite's load keeps the booker; mustDoOnce
+// is for a test about the 202 itself.
 func (s *stack) mustDo(method, path, key string, body []byte) answer {
+	s.t.Helper()
+	return s.decided(func() (answer, error) { return s.do(method, path, key, body) })
+}
+
+// mustDoOnce sends one request and returns its answer, 202 included.
+func (s *stack) mustDoOnce(method, path, key string, body []byte) answer {
 	s.t.Helper()
 	a, err := s.do(method, path, key, body)
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	return a
+}
+
+// decisionWait bounds how long mustDo repeats a queued request. On an idle
+// machine a decision takes milliseconds; under the whole suite beside a CPU
+// hog, seconds. A booker that never decides still fails the test.
+const decisionWait = 30 * time.Second
+
+// decided calls send again while the answer is 202, after a quarter of its
+// Retry-After, for at most decisionWait, and fails the test on an error.
+func (s *stack) decided(send func() (answer, error)) answer {
+	s.t.Helper()
+	deadline := time.Now().Add(decisionWait)
+	for {
+		a, err := send()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if a.status != http.StatusAccepted || time.Now().After(deadline) {
+			return a
+		}
+		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		time.Sleep(time.Duration(max(wait, 1)) * time.Second / 4)
+	}
 }
 
 func bookBody(slotID, patientID int64) []byte {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -63,8 +64,9 @@ type System struct {
 	// carries no credentials. NATSMonitor is the monitoring endpoint of a
 	// nats-server the system started as a process of its own.
 	DatabaseURL, NATSURL, NATSMonitor string
-	// Database says in words which database DatabaseURL is, for people.
-	Database string
+	// Database and Queue say in words which database DatabaseURL is and
+	// which NATS server NATSURL is, for people.
+	Database, Queue string
 	// natsPasswords are the embedded server's users' passwords; nil when
 	// the system uses a server at NATS_URL.
 	natsPasswords map[string]string
@@ -147,7 +149,7 @@ func (s *System) start(ctx context.Context, cfg Config) (err error) {
 // the way to use it, before falling back.
 func (s *System) findPostgres(ctx context.Context, cfg Config) error {
 	if cfg.DatabaseURL != "" {
-		s.DatabaseURL, s.Database = cfg.DatabaseURL, "DATABASE_URL"
+		s.DatabaseURL, s.Database = cfg.DatabaseURL, "database "+databaseOf(cfg.DatabaseURL)+" on the server at "+hostOf(cfg.DatabaseURL)+", as DATABASE_URL says"
 		if err := pglocal.CreateMissing(ctx, cfg.DatabaseURL); err != nil {
 			return fmt.Errorf("DATABASE_URL: %w", err)
 		}
@@ -184,6 +186,14 @@ func hostOf(dbURL string) string {
 	return dbURL
 }
 
+// databaseOf is the database a connection URL names, for messages.
+func databaseOf(dbURL string) string {
+	if u, err := url.Parse(dbURL); err == nil && strings.Trim(u.Path, "/") != "" {
+		return strings.Trim(u.Path, "/")
+	}
+	return "(the server's default)"
+}
+
 func logger(cfg Config) *slog.Logger {
 	if cfg.Logger != nil {
 		return cfg.Logger
@@ -196,7 +206,7 @@ func logger(cfg Config) *slog.Logger {
 // only the gateway's and the booker's users, with passwords made now.
 func (s *System) findNATS(cfg Config) error {
 	if cfg.NATSURL != "" && Answers(cfg.NATSURL) {
-		s.NATSURL = cfg.NATSURL
+		s.NATSURL, s.Queue = cfg.NATSURL, "the NATS server at NATS_URL"
 		return nil
 	}
 	prefix := cfg.Booker.Stream.SubjectPrefix
@@ -208,6 +218,7 @@ func (s *System) findNATS(cfg Config) error {
 		return err
 	}
 	s.nats, s.natsPasswords, s.NATSURL = ns, passwords, ns.ClientURL()
+	s.Queue = "NATS inside this process, its store under " + filepath.Join(cfg.DataDir, "nats")
 	return nil
 }
 

@@ -29,7 +29,7 @@ func (s *stack) heldFor(slot, patient int64) int64 {
 func TestFreedPlaceIsOfferedToTheWaitlistInTurn(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	start := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 	slot := s.slot(42, start, 1)
 	booked := s.mustDo("POST", "/api/appointments", "b-77", bookBody(slot, 77))
 	if booked.status != 201 {
@@ -85,7 +85,7 @@ func TestOfferedPlaceIsAnnouncedToTheGateways(t *testing.T) {
 			s := newStack(t)
 			other := s.startGatewayWith(func(cfg *gatewayapp.Config) { cfg.ListTTL = time.Hour }) // stale unless told
 			gws := []*gatewayapp.App{s.gateway, other}
-			start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+			start := s.now().Add(48 * time.Hour).Truncate(time.Hour)
 			day := start.In(berlin).Format(time.DateOnly)
 			slot := s.slot(42, start, 1)
 			booked := s.mustDo("POST", "/api/appointments", "b-77", bookBody(slot, 77))

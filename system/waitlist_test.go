@@ -9,7 +9,7 @@ import (
 func TestWaitlistThroughGatewayAndBooker(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	day := time.Now().In(berlin).AddDate(0, 0, 3).Format(time.DateOnly)
+	day := s.now().In(berlin).AddDate(0, 0, 3).Format(time.DateOnly)
 	join := fmt.Appendf(nil, `{"doctorId":42,"date":%q,"patientId":77}`, day)
 	first := s.mustDo("POST", "/api/waitlist", "", join)
 	if first.status != 201 || first.id() <= 0 {

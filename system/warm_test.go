@@ -17,7 +17,7 @@ import (
 func TestOpeningIsWarmedBeforeItsFirstClicks(t *testing.T) {
 	t.Parallel()
 	s := newStack(t)
-	opensAt := time.Now().Add(5 * time.Second).Truncate(time.Second)
+	opensAt := s.now().Add(5 * time.Second).Truncate(time.Second)
 	slots := make([]int64, 12)
 	for i := range slots {
 		start := opensAt.Add(24*time.Hour + time.Duration(i)*15*time.Minute)
@@ -31,7 +31,7 @@ func TestOpeningIsWarmedBeforeItsFirstClicks(t *testing.T) {
 	metrics := s.gateway.URL() + "/metrics"
 	reads := metricValue(t, metrics, "gateway_slot_reads_total")
 	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error {
-		if !time.Now().After(opensAt) {
+		if !s.now().After(opensAt) {
 			return fmt.Errorf("the opening at %v is still ahead", opensAt)
 		}
 		return nil

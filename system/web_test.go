@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	gatewayapp "termin/gateway/app"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/token"
+
+	"termin/shared"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -33,7 +36,7 @@ type webStack struct {
 
 func newWebStack(t *testing.T) *webStack {
 	t.Helper()
-	s := newStack(t)
+	s := newStackOn(t, os.Getenv("TEST_NATS_URL"), pageClock)
 	secret := []byte(rand.Text() + rand.Text())
 	w := &webStack{stack: s, secret: secret}
 	for id, doc := range pageDoctors {
@@ -99,9 +102,14 @@ func (w *webStack) openingSlot(doctor int64, startAt time.Time, capacity int, op
 	return id
 }
 
-// tomorrowAt is a wall-clock time of tomorrow in the clinic's zone.
+// pageClock is the clock of the pages' tests: Chromium's own, the wall
+// clock, which the page reads for its days; the stacks behind the pages
+// take theirs from it too, so that both agree on what tomorrow is.
+var pageClock = shared.Clock(time.Now)
+
+// tomorrowAt is a time of the page's tomorrow in the clinic's zone.
 func tomorrowAt(hour, minute int) time.Time {
-	d := time.Now().In(berlin).AddDate(0, 0, 1)
+	d := pageClock.Now().In(berlin).AddDate(0, 0, 1)
 	return time.Date(d.Year(), d.Month(), d.Day(), hour, minute, 0, 0, berlin)
 }
 
@@ -467,7 +475,7 @@ func TestPatientPage(t *testing.T) {
 
 	t.Run("a patient on the page gets an answer in the opening burst", func(t *testing.T) {
 		at := tomorrowAt(9, 0)
-		slot := w.openingSlot(46, at, 5, time.Now().Add(5*time.Second))
+		slot := w.openingSlot(46, at, 5, w.now().Add(5*time.Second))
 		p := w.open(browser, 106)
 		p.chooseDay(46, at)
 		p.waitFor("the slot", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))

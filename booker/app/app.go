@@ -77,6 +77,8 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.waitlist = waitlist.NewStore(a.db, a.cfg.Zone)
 	a.plans = plans.NewStore(a.db)
 	a.people = people.NewStore(a.db, a.cfg.Zone)
+	now := a.cfg.Clock.Now
+	a.Store.Now, a.waitlist.Now, a.plans.Now, a.people.Now = now, now, now, now
 	// A batch's decisions are read with one batched direct get, which opens a
 	// synchronous subscription per batch: with the default queue of 65,536
 	// messages each one allocated and cleared half a megabyte, a visible

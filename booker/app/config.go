@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"termin/shared/envconf"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/shared"
+	"termin/shared/envconf"
 )
 
 // Config is everything the booker can be told. Each field has a safe default.
@@ -28,6 +28,10 @@ type Config struct {
 	Addr string
 	// Zone is the clinic's time zone, in which calendar dates are read.
 	Zone *time.Location
+	// Clock is the booker's now: whether a slot has started or opened, when
+	// a hold ends, which day's slots are due, which reminders are. Nil is
+	// the wall clock; only tests set another (no flag or variable does).
+	Clock shared.Clock
 	// Workers is the number of batches this booker decides at once; each
 	// holds one database connection while it decides.
 	Workers int
@@ -76,10 +80,14 @@ type Config struct {
 	Decorate func(booker.Service) booker.Service
 }
 
-// NotifyConfig sets the notifier's channels. An empty SMTPAddr logs each
-// e-mail instead of sending it; an empty SMSWebhookURL sends no SMS.
+// NotifyConfig sets the notifier's channels. An empty SMTPAddr writes each
+// e-mail to MailFile instead of sending it, or drops it when that is empty
+// too; an empty SMSWebhookURL sends no SMS.
 type NotifyConfig struct {
-	SMTPAddr      string
+	SMTPAddr string
+	// MailFile is the local mailbox (mbox) that takes the e-mails when no
+	// mail server is set: `make run`'s, under its data directory.
+	MailFile      string
 	SMTPFrom      string
 	SMTPUser      string
 	SMTPPassword  string
@@ -179,7 +187,8 @@ func notifyFlags(fs *flag.FlagSet, cfg *Config) func() {
 	relay := fs.Bool("outbox-relay", envconf.String("OUTBOX_RELAY", "1") != "0", "publish outbox events to the EVENTS stream (OUTBOX_RELAY=0 turns it off)")
 	notifier := fs.Bool("notifier", envconf.String("NOTIFIER", "1") != "0", "send confirmations by e-mail and SMS (NOTIFIER=0 turns it off)")
 	n := &cfg.Notify
-	fs.StringVar(&n.SMTPAddr, "smtp-addr", envconf.String("SMTP_ADDR", ""), "mail server host:port; empty logs each e-mail instead (SMTP_ADDR)")
+	fs.StringVar(&n.SMTPAddr, "smtp-addr", envconf.String("SMTP_ADDR", ""), "mail server host:port; empty writes each e-mail to -mail-file instead (SMTP_ADDR)")
+	fs.StringVar(&n.MailFile, "mail-file", envconf.String("MAIL_FILE", ""), "without SMTP_ADDR: the local mailbox file (mbox) each e-mail is appended to; empty drops them (MAIL_FILE)")
 	fs.StringVar(&n.SMTPFrom, "smtp-from", envconf.String("SMTP_FROM", "termine@praxis.example"), "sender address of the e-mails (SMTP_FROM)")
 	fs.StringVar(&n.SMTPUser, "smtp-user", envconf.String("SMTP_USER", ""), "SMTP user; empty sends without authentication (SMTP_USER)")
 	fs.StringVar(&n.SMTPPassword, "smtp-password", "", "SMTP password (SMTP_PASSWORD)")

@@ -24,7 +24,7 @@ func (c Config) LogValue() slog.Value {
 			"max_msgs", s.MaxMsgs, "duplicates", s.Duplicates.String(), "ack_wait", s.AckWait.String(),
 			"max_ack_pending", s.MaxAckPending, "decision_ttl", s.DecisionTTL.String()),
 		slog.Bool("outbox_relay", !c.DisableRelay), slog.Bool("notifier", !c.DisableNotifier),
-		slog.Group("notify", "smtp_addr", n.SMTPAddr, "smtp_from", n.SMTPFrom, "smtp_user", n.SMTPUser,
+		slog.Group("notify", "smtp_addr", n.SMTPAddr, "mail_file", n.MailFile, "smtp_from", n.SMTPFrom, "smtp_user", n.SMTPUser,
 			"smtp_password", envconf.Mask(n.SMTPPassword), "sms_webhook_url", envconf.RedactURLs(n.SMSWebhookURL),
 			"sms_token", envconf.Mask(n.SMSToken), "max_deliver", n.MaxDeliver),
 		slog.String("log_level", envconf.String("LOG_LEVEL", "info")))

@@ -73,12 +73,16 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metrics) *notify.Notifier {
 	c := a.cfg.Notify
 	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Namespace: a.cfg.Stream.Namespace, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
-		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.LogSink{Log: a.cfg.Logger},
-		Doctors: &notify.DoctorCache{DB: a.db}}
+		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.Unsent{Log: a.cfg.Logger},
+		Doctors: &notify.DoctorCache{DB: a.db}, Clock: a.cfg.Clock}
 	from := or(c.SMTPFrom, "termine@praxis.example")
 	n.Practice = notify.Practice{Name: c.PracticeName, Address: c.PracticeAddress, PublicURL: c.PublicURL, From: from}
-	if c.SMTPAddr != "" {
+	switch {
+	case c.SMTPAddr != "":
 		n.Mail = &notify.SMTP{Addr: c.SMTPAddr, From: from, User: c.SMTPUser, Password: c.SMTPPassword}
+	case c.MailFile != "":
+		n.Mail = &notify.Mailbox{Path: c.MailFile, From: from, Log: a.cfg.Logger}
+		a.cfg.Logger.Info("e-mails go to a local mailbox file, not to a mail server (SMTP_ADDR sends them)", "file", c.MailFile)
 	}
 	if c.SMSWebhookURL != "" {
 		n.SMS = &notify.Webhook{URL: c.SMSWebhookURL, Token: c.SMSToken}

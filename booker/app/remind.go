@@ -45,5 +45,5 @@ func (a *App) reminderJob() (*remind.Job, error) {
 	if err != nil || leads == nil {
 		return nil, err
 	}
-	return &remind.Job{DB: a.db, Leads: leads, Every: a.cfg.Remind.Every, Log: a.cfg.Logger}, nil
+	return &remind.Job{DB: a.db, Leads: leads, Every: a.cfg.Remind.Every, Log: a.cfg.Logger, Now: a.cfg.Clock.Now}, nil
 }

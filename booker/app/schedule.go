@@ -76,8 +76,7 @@ func (a *App) startSchedules() (err error) {
 	if every <= 0 {
 		every = defaultRollEvery
 	}
-	job := &schedule.Job{Roller: a.plans, Calendar: cal, Every: every, Log: a.cfg.Logger,
-		Now: func() time.Time { return a.Store.Now() }}
+	job := &schedule.Job{Roller: a.plans, Calendar: cal, Every: every, Log: a.cfg.Logger, Now: a.cfg.Clock.Now}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

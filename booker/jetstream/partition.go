@@ -206,7 +206,7 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 		defer close(part.pulled)
 		p.pull(part, it)
 	}()
-	p.Log.Info("partition taken", "partition", part.n)
+	p.Log.Debug("partition taken", "partition", part.n)
 }
 
 // release stops pulling a partition, waits until every command pulled from
@@ -223,7 +223,7 @@ func (p *Pool) release(part *partition) {
 			p.Log.Debug("unpinning a partition let go", "partition", part.n, "err", err)
 		}
 	}
-	p.Log.Info("partition let go", "partition", part.n)
+	p.Log.Debug("partition let go", "partition", part.n)
 }
 
 // releaseAll lets every partition go at shutdown, waiting for those

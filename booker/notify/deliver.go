@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -130,10 +131,10 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 	}
 	if err := ch.sender.Send(ctx, to, m); err != nil {
 		n.Metrics.Failures.WithLabelValues(ch.name).Inc()
-		return &sendError{channel: ch.name, err: err}
+		return &sendError{channel: ch.name, err: withoutAddress{err: err, to: to}}
 	}
 	n.Metrics.Sent.WithLabelValues(ch.name).Inc()
-	if err := commit(tx, eventID, ch.name); err != nil {
+	if err := commit(tx, eventID, ch.name, n.Clock.Now()); err != nil {
 		n.Log.Error("sent but not recorded; a redelivery may send it again", "event", eventID,
 			"channel", ch.name, "err", err)
 		return err
@@ -141,16 +142,33 @@ func (n *Notifier) deliver(ctx context.Context, ev outbox.Event, patientID int64
 	return nil
 }
 
-// commit records the time of the send, even if the send used up the context's time.
-func commit(tx pgx.Tx, eventID, channel string) error {
+// commit records the time of the send, even if the send used up the context's
+// time; retention counts from it.
+func commit(tx pgx.Tx, eventID, channel string, at time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := tx.Exec(ctx, `UPDATE notification_sent SET sent_at = clock_timestamp()
-        WHERE event_id = $1 AND channel = $2`, eventID, channel); err != nil {
+	if _, err := tx.Exec(ctx, `UPDATE notification_sent SET sent_at = $3
+        WHERE event_id = $1 AND channel = $2`, eventID, channel, at); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
 }
+
+// withoutAddress is a channel's failure with the recipient's address taken
+// out of its text: a mail server's or an SMS provider's answer may quote it,
+// and the text reaches the log and the dead-letter headers.
+type withoutAddress struct {
+	err error
+	to  string
+}
+
+func (e withoutAddress) Error() string {
+	if e.to == "" {
+		return e.err.Error()
+	}
+	return strings.ReplaceAll(e.err.Error(), e.to, "[address]")
+}
+func (e withoutAddress) Unwrap() error { return e.err }
 
 func deref(s *string) string {
 	if s == nil {

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -117,7 +116,7 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 			return err
 		}
 	}
-	m, err := Render(ev, appt, c, Details{Zone: n.Zone, Practice: n.Practice, Doctor: j.doctor, Now: time.Now()})
+	m, err := Render(ev, appt, c, Details{Zone: n.Zone, Practice: n.Practice, Doctor: j.doctor, Now: n.Clock.Now()})
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"log/slog"
 	"mime"
 	"mime/quotedprintable"
 	"net"
@@ -34,7 +33,7 @@ type SMTP struct {
 func (s *SMTP) Send(ctx context.Context, to string, m Message) error {
 	rcpt, err := mail.ParseAddress(to)
 	if err != nil {
-		return fmt.Errorf("smtp: recipient %q: %w", to, err)
+		return fmt.Errorf("smtp: recipient: %w", err)
 	}
 	host, _, err := net.SplitHostPort(s.Addr)
 	if err != nil {
@@ -96,11 +95,31 @@ func (s *SMTP) session(c *smtp.Client, host, to string, data []byte) error {
 // inline (text/calendar with its method, which mail programs offer to add)
 // and named invite.ics.
 func compose(from, to string, m Message) []byte {
+	return composeAs(from, to, m, quotedPrintable)
+}
+
+// textEncoding is how a message's subject and text are written: for a mail
+// server, or for a person reading a local mailbox.
+type textEncoding struct {
+	name    string // the Content-Transfer-Encoding
+	subject func(string) string
+	body    func(io.Writer, string)
+}
+
+var (
+	quotedPrintable = textEncoding{"quoted-printable",
+		func(s string) string { return mime.QEncoding.Encode("utf-8", s) }, writeQP}
+	// eightBit keeps the UTF-8 as it is (RFC 6532), readable in a pager.
+	eightBit = textEncoding{"8bit", func(s string) string { return s },
+		func(w io.Writer, text string) { _, _ = io.WriteString(w, strings.ReplaceAll(text, "\n", "\r\n")) }}
+)
+
+func composeAs(from, to string, m Message, enc textEncoding) []byte {
 	var b bytes.Buffer
 	header := [][2]string{
 		{"From", from},
 		{"To", to},
-		{"Subject", mime.QEncoding.Encode("utf-8", m.Subject)},
+		{"Subject", enc.subject(m.Subject)},
 		{"Date", time.Now().Format(time.RFC1123Z)},
 		{"Message-ID", "<" + m.Ref + "@" + domainOf(from) + ">"},
 		{"Auto-Submitted", "auto-generated"},
@@ -109,25 +128,26 @@ func compose(from, to string, m Message) []byte {
 	for _, h := range header {
 		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
 	}
+	text := "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: " + enc.name + "\r\n\r\n"
 	if len(m.Calendar) == 0 {
-		b.WriteString("Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
-		writeQP(&b, m.Body)
+		b.WriteString(text)
+		enc.body(&b, m.Body)
 		return b.Bytes()
 	}
 	// The boundary is the event id's: unique per message, and made of
 	// characters that neither base64 nor this text put at a line's start.
 	boundary := "termin-part-" + m.Ref
 	fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n", boundary)
-	fmt.Fprintf(&b, "--%s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n", boundary)
-	writeQP(&b, m.Body)
+	fmt.Fprintf(&b, "--%s\r\n%s", boundary, text)
+	enc.body(&b, m.Body)
 	fmt.Fprintf(&b, "\r\n--%s\r\nContent-Type: text/calendar; charset=utf-8; method=%s; name=invite.ics\r\n"+
 		"Content-Disposition: attachment; filename=invite.ics\r\nContent-Transfer-Encoding: base64\r\n\r\n", boundary, m.CalendarMethod)
-	enc := base64.StdEncoding.AppendEncode(make([]byte, 0, base64.StdEncoding.EncodedLen(len(m.Calendar))), m.Calendar)
-	for len(enc) > 0 {
-		n := min(len(enc), 76)
-		b.Write(enc[:n])
+	cal := base64.StdEncoding.AppendEncode(make([]byte, 0, base64.StdEncoding.EncodedLen(len(m.Calendar))), m.Calendar)
+	for len(cal) > 0 {
+		n := min(len(cal), 76)
+		b.Write(cal[:n])
 		b.Write(crlf)
-		enc = enc[n:]
+		cal = cal[n:]
 	}
 	fmt.Fprintf(&b, "--%s--\r\n", boundary)
 	return b.Bytes()
@@ -147,24 +167,6 @@ func domainOf(addr string) string {
 		return strings.Trim(addr[i+1:], "<> ")
 	}
 	return "termin.invalid"
-}
-
-// LogSink is the mail server of `make run` and of any booker without
-// SMTP_ADDR: it sends nothing and logs each message in full instead.
-type LogSink struct {
-	Log *slog.Logger
-}
-
-// Send logs m as it would have been sent to to; the calendar file by its
-// method and size (at debug level in full).
-func (s LogSink) Send(_ context.Context, to string, m Message) error {
-	attrs := []any{"to", to, "subject", m.Subject, "body", m.Body}
-	if len(m.Calendar) > 0 {
-		attrs = append(attrs, "attachment", fmt.Sprintf("invite.ics (METHOD:%s, %d bytes)", m.CalendarMethod, len(m.Calendar)))
-		s.Log.Debug("e-mail's calendar file", "to", to, "ics", string(m.Calendar))
-	}
-	s.Log.Info("e-mail (local sink: not sent; set SMTP_ADDR to send)", attrs...)
-	return nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -43,6 +43,9 @@ type Notifier struct {
 	Mail, SMS Sender
 	// Zone is the clinic's time zone, in which dates and times are written.
 	Zone *time.Location
+	// Clock says whether a reminder's appointment has begun and stamps the
+	// calendar files; nil is the wall clock.
+	Clock shared.Clock
 	// Practice is the practice's name, address, web page and sender.
 	Practice Practice
 	// Doctors names the doctors; nil names them by number.

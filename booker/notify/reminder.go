@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"termin/booker/outbox"
 )
@@ -22,7 +21,7 @@ const SubjectOffered = "appointment.offered"
 // event spent on its way, which an outage can stretch. It reads the database
 // once per reminder: reminders are spread over the day, not bunched at 7:00.
 func (n *Notifier) reminderDue(ctx context.Context, a outbox.Appointment) (bool, error) {
-	if !time.Now().Before(a.StartAt) {
+	if !n.Clock.Now().Before(a.StartAt) {
 		n.Log.Info("reminder skipped: the appointment has begun", "appointment", a.AppointmentID)
 		return false, nil
 	}

@@ -74,7 +74,11 @@ func (j *Job) Tick(ctx context.Context) error {
 				"opening", opening.String(), "doctors", r.Skipped)
 		}
 		if r.Acted {
-			j.Log.Info("schedule: rolled forward", "opening", opening.String(),
+			level := slog.LevelInfo
+			if r.Created == 0 { // a day with nothing to open says nothing to a person reading the log
+				level = slog.LevelDebug
+			}
+			j.Log.Log(ctx, level, "schedule: rolled forward", "opening", opening.String(),
 				"opensAt", j.Calendar.OpeningOf(opening), "doctors", r.Doctors, "slotsCreated", r.Created, "took", r.Took)
 		}
 	}

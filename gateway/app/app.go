@@ -74,7 +74,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.ReadConns); err != nil {
 		return err
 	}
-	reads := postgres.NewReader(a.db, a.cfg.Zone, time.Now)
+	reads := postgres.NewReader(a.db, a.cfg.Zone, a.cfg.Clock.Now)
 	opts := append([]nats.Option{nats.Name("gateway"), nats.MaxReconnects(-1),
 		nats.ReconnectWait(250 * time.Millisecond)}, natsLiveness()...)
 	opts = append(opts, a.cfg.NATSOptions...)
@@ -101,7 +101,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(),
-		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads,
+		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads, Clock: a.cfg.Clock,
 		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}})
 	if err != nil {
 		return err

@@ -61,6 +61,10 @@ type Config struct {
 	RateWindow time.Duration
 	// Room bounds the waiting room: admission margin, memory, full marks, pre-queue, lottery seed.
 	Room gateway.RoomConfig
+	// Clock is the gateway's now: whether a slot has started, which openings
+	// are near, what today is. Nil is the wall clock; only tests set another
+	// (no flag or variable does).
+	Clock shared.Clock
 	// ListTTL is how stale a cached slot list may be.
 	ListTTL time.Duration
 	// ScheduleTimeout is how long a plan waits for a booker before 503; 0 means 10 s.

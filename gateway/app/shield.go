@@ -27,13 +27,13 @@ func (a *App) shield(reads *postgres.Reader, reg prometheus.Registerer) (*gatewa
 		return nil, nil, err
 	}
 	waiting := room.New(a.cfg.Room, a.queue, gateway.SlotSourceFunc(slots.Recent), a.cfg.Logger,
-		room.WithPeerName(a.queue.ID()), room.WithPlaceRecord(places))
+		room.WithPeerName(a.queue.ID()), room.WithPlaceRecord(places), room.WithClock(a.cfg.Clock.Now))
 	a.room = waiting
 	a.limiter = limit.New(a.cfg.RateLimit, a.cfg.RateWindow, time.Now)
 	front := &gateway.Front{Queue: a.queue, Slots: slots, Room: waiting, Limiter: a.limiter, Budget: a.cfg.ReplyBudget,
-		Metrics: gateway.NewFrontMetrics(reg, waiting)}
+		Clock: a.cfg.Clock, Metrics: gateway.NewFrontMetrics(reg, waiting)}
 	warmer := &warm.Warmer{Source: reads, Cache: slots, Room: waiting,
-		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Log: a.cfg.Logger}
+		Ahead: max(a.cfg.Room.PreWindow, 10*time.Minute), Every: 2 * time.Second, Clock: a.cfg.Clock, Log: a.cfg.Logger}
 	go warmer.Run(ctx)
 	lists := gateway.NewSlotLists(reads, a.cfg.ListTTL, a.cfg.Zone)
 	if err := a.queue.FollowSlots(waiting, lists); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
@@ -75,7 +74,7 @@ func (s *Server) cancel(ctx *fasthttp.RequestCtx, who auth.Principal, param []by
 		return
 	}
 	if a.Status != gateway.StatusCancelled {
-		if !a.StartAt.After(time.Now()) {
+		if !a.StartAt.After(s.clock.Now()) {
 			s.fail(ctx, gateway.ErrAppointmentPast) // the booker would refuse it; the cutoff is its to apply
 			return
 		}

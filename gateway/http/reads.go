@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
@@ -55,7 +54,7 @@ func (s *Server) listSlots(ctx *fasthttp.RequestCtx, _ auth.Principal, param []b
 	}
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType("application/json")
-	ctx.SetBody(s.pages.render(doctorID, day, slots, doctor, named, time.Now()))
+	ctx.SetBody(s.pages.render(doctorID, day, slots, doctor, named, s.clock.Now()))
 }
 
 // knownDoctor is nil for a doctor with slots or a plan, DOCTOR_NOT_FOUND for

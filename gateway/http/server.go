@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/people"
@@ -73,6 +72,9 @@ type Config struct {
 	// Logger receives panics, internal errors and fasthttp's own complaints.
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Clock says whether an appointment or slot has started; nil is the
+	// wall clock.
+	Clock shared.Clock
 	// SignIn is how the pages sign in at Auth.Provider.
 	SignIn SignIn
 }
@@ -98,6 +100,7 @@ type Server struct {
 	log      *slog.Logger
 	metrics  *metrics
 	pages    pages
+	clock    shared.Clock
 	patients *people.Patients
 	practice *people.Practice
 	signIn   signIn
@@ -143,6 +146,7 @@ func NewServer(cfg Config) (*Server, error) {
 		tokens:   tokens,
 		log:      cfg.Logger,
 		metrics:  m,
+		clock:    cfg.Clock,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
@@ -151,7 +155,7 @@ func NewServer(cfg Config) (*Server, error) {
 	s.signIn = newSignIn(cfg.Auth.Provider, cfg.SignIn)
 	s.patients, s.practice = people.New(people.Config{Writes: cfg.People, Reads: cfg.PeopleReads,
 		Bookings: cfg.Bookings, Appointments: cfg.Reads, Fail: s.fail, WithLog: s.withRequestLog,
-		Forget: tokens.Forget, Timeout: callTimeout, MaxListed: maxListed})
+		Forget: tokens.Forget, Timeout: callTimeout, MaxListed: maxListed, Clock: cfg.Clock})
 	s.srv = s.newFastHTTPServer()
 	return s, nil
 }

@@ -16,6 +16,8 @@ func (r *Room) Prime(slots []gateway.Slot, readAt time.Time) {
 		if r.lines[s.ID] != nil {
 			continue
 		}
-		r.lines[s.ID] = &line{slotID: s.ID, opensAt: s.OpensAt, left: s.Available(), checkAt: readAt.Add(time.Second)}
+		// readAt is the wall clock's; the room's own clock may be a test's.
+		checkAt := r.now().Add(time.Second - time.Since(readAt))
+		r.lines[s.ID] = &line{slotID: s.ID, opensAt: s.OpensAt, left: s.Available(), checkAt: checkAt}
 	}
 }

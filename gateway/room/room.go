@@ -73,7 +73,7 @@ func New(cfg gateway.RoomConfig, queue gateway.Submitter, slots gateway.SlotSour
 	if cfg == (gateway.RoomConfig{}) {
 		cfg = gateway.DefaultRoomConfig()
 	}
-	log.Info("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
+	log.Debug("waiting room", "margin", cfg.Margin, "max_tickets", cfg.MaxTickets)
 	r := &Room{cfg: cfg, queue: queue, slots: slots, log: log, now: time.Now,
 		lines: make(map[int64]*line), tickets: make(map[ticketID]*ticket),
 		openings: make(map[openingID]*ticket)}
@@ -178,11 +178,27 @@ func (r *Room) lineUpLocked(ln *line, t *ticket) {
 
 // currentLine returns the slot's line if the room knows its places: it
 // exists, and has room, a full mark, or was read from the database within
-// the last second. Otherwise the caller learns them first.
+// the last second. Otherwise the caller learns them first. A line closed to
+// bookings (before its pre-opening window, or blocked by the practice) is
+// read again at most once a second too: its opening may have moved since,
+// as when the practice unblocks it.
 func (r *Room) currentLine(slotID int64) *line {
 	ln := r.lines[slotID]
 	now := r.now()
-	if ln != nil && (ln.left > 0 || now.Before(ln.fullUntil) || now.Before(ln.checkAt)) {
+	switch {
+	case ln == nil:
+		return nil
+	case now.Before(ln.opensAt.Add(-r.cfg.PreWindow)):
+		return r.unlessStale(ln, now)
+	case ln.left > 0 || now.Before(ln.fullUntil):
+		return ln
+	}
+	return r.unlessStale(ln, now)
+}
+
+// unlessStale is ln while it was read within the last second, else nil.
+func (r *Room) unlessStale(ln *line, now time.Time) *line {
+	if now.Before(ln.checkAt) {
 		return ln
 	}
 	return nil
@@ -203,6 +219,9 @@ func (r *Room) learn(ctx context.Context, slotID int64) error {
 		if ln == nil {
 			ln = &line{slotID: slotID, opensAt: fresh.OpensAt}
 			r.lines[slotID] = ln
+		}
+		if ln.demand() == 0 {
+			ln.opensAt = fresh.OpensAt // nobody waits for the opening it had: it may have moved
 		}
 		ln.left, ln.checkAt = fresh.Available(), r.now().Add(time.Second)
 		return nil, nil
@@ -349,7 +368,9 @@ func (r *Room) releaseLocked(t *ticket) {
 
 // refuseWaitingLocked answers everyone still waiting for a full slot at once.
 // A request naming alternatives stays: another of its slots may have room,
-// and the booker, which it reaches through the margin, tries them all.
+// and the booker, which it reaches through the margin, tries them all. So
+// does a resent key (BookRequest.Resent): its earlier command may be the
+// one that filled the slot, which the holders a decision brings do not say.
 func (r *Room) refuseWaitingLocked(ln *line) {
 	full := shared.Decision{V: shared.Version, Code: shared.CodeSlotFull, Detail: gateway.ErrSlotFull.Msg, SlotID: ln.slotID}
 	keep := func(ts []*ticket) []*ticket {
@@ -358,7 +379,7 @@ func (r *Room) refuseWaitingLocked(ln *line) {
 			_, holds := ln.holders[t.req.PatientID]
 			switch {
 			case t.withdrawn: // it follows another gateway's place
-			case len(t.req.SlotIDs) > 0 || holds:
+			case len(t.req.SlotIDs) > 0 || holds || t.req.Resent:
 				// Alternatives go on to the next slot; a holder's request,
 				// the repeat of a key whose decision it did not get, goes on
 				// to the booker, which answers it from its booking.

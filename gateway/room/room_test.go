@@ -397,3 +397,39 @@ func isDone(tk gateway.Ticket) bool {
 		return false
 	}
 }
+
+// TestRoomLeavesAResentKeyToTheBooker: a key sent again after its earlier
+// request was dropped (a 503 while the stream's leader was away) may already
+// hold the very place that filled the slot, which a decision's news of the
+// fill does not say. The room refuses the others waiting when the slot fills
+// but lets the resent key through the margin to the booker, which answers it
+// from its booking: it was once told SLOT_FULL while it was booked.
+func TestRoomLeavesAResentKeyToTheBooker(t *testing.T) {
+	slot := gateway.Slot{ID: 1, DoctorID: 42, StartAt: time.Now().Add(time.Hour), Capacity: 1}
+	cfg := gateway.DefaultRoomConfig()
+	cfg.Margin = 1
+	room, q := newRoom(t, slot, cfg)
+	tickets := joinAll(t, room, slot, 3) // 0 and 1 admitted (1 place + margin 1), 2 waits
+	q.waitCount(t, 2)
+	req := request(slot, 3)
+	req.Resent = true
+	resent, err := room.Join(t.Context(), slot, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.decide(t, room, tickets[0], booked(0))
+	if d, err := tickets[2].Decision(); err != nil || d.Code != shared.CodeSlotFull {
+		t.Errorf("a waiting key got %v %v when the slot filled, want SLOT_FULL", d.Code, err)
+	}
+	select {
+	case <-resent.Done():
+		d, _ := resent.Decision()
+		t.Fatalf("the resent key was answered %v by the room; only the booker knows whether it holds the place", d.Code)
+	default:
+	}
+	q.decide(t, room, tickets[1], shared.Decision{Code: shared.CodeSlotFull, SlotID: 1})
+	q.waitCount(t, 3) // the margin lets the resent key reach the booker
+	if got := q.patients(); got[2] != 3 {
+		t.Errorf("commands in the queue by patient %v, want the resent key's (patient 3) third", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"termin/gateway"
+	"termin/shared"
 )
 
 // Primer is the waiting room as the Warmer primes it (gateway/room is one):
@@ -36,8 +37,10 @@ type Warmer struct {
 	Room   Primer
 	// Ahead is how far ahead openings are warmed; Every how often it looks.
 	Ahead, Every time.Duration
-	Log          *slog.Logger
-	warmed       map[time.Time]int64 // opening → highest slot id loaded
+	// Clock says which openings are near; nil is the wall clock.
+	Clock  shared.Clock
+	Log    *slog.Logger
+	warmed map[time.Time]int64 // opening → highest slot id loaded
 }
 
 // Run warms openings until ctx ends.
@@ -58,7 +61,7 @@ func (w *Warmer) Run(ctx context.Context) {
 
 // Warm loads the openings within Ahead that are not warm yet.
 func (w *Warmer) Warm(ctx context.Context) error {
-	now := time.Now()
+	now := w.Clock.Now()
 	ats, err := w.Source.Openings(ctx, now, now.Add(w.Ahead))
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package generate
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -27,6 +29,10 @@ func addStats(r *loadtest.Report, o loadtest.Options, s *stats, clicks []click) 
 		m.Close()
 		r.Answers = append(r.Answers, latencyLine(key, int(m.Requests), m.Latencies))
 	}
+	for key, a := range s.methods {
+		r.Answers = append(r.Answers, latencyLine(key, a.n, a.lat))
+	}
+	slices.SortStableFunc(r.Answers, func(a, b loadtest.LatencyLine) int { return strings.Compare(a.Key, b.Key) })
 	count := map[string]int{}
 	for _, c := range clicks {
 		count[c.outcome()]++

@@ -19,9 +19,18 @@ type stats struct {
 	codes    map[string]*vegeta.Metrics
 	attacks  map[string]*vegeta.Metrics
 	decision map[string]*vegeta.LatencyMetrics
-	errors   map[string]int
-	hist     *vegeta.Histogram
-	secs     []*second
+	// methods are every answer's latency by method ("POST all", "GET
+	// all"), whatever its status: what the budgets bound.
+	methods map[string]*answered
+	errors  map[string]int
+	hist    *vegeta.Histogram
+	secs    []*second
+}
+
+// answered is the latency of answers of one kind, and their number.
+type answered struct {
+	lat vegeta.LatencyMetrics
+	n   int
 }
 
 // second is one second of the run, counted by when requests were due.
@@ -40,7 +49,7 @@ var latencyBuckets = vegeta.Buckets{0, 5 * time.Millisecond, 10 * time.Milliseco
 
 func newStats(began time.Time) *stats {
 	return &stats{began: began, codes: map[string]*vegeta.Metrics{}, attacks: map[string]*vegeta.Metrics{},
-		decision: map[string]*vegeta.LatencyMetrics{}, errors: map[string]int{},
+		decision: map[string]*vegeta.LatencyMetrics{}, methods: map[string]*answered{}, errors: map[string]int{},
 		hist: &vegeta.Histogram{Buckets: latencyBuckets}}
 }
 
@@ -56,8 +65,8 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	metrics(s.codes, key).Add(res)
-	metrics(s.attacks, attack).Add(res)
+	entry(s.codes, key).Add(res)
+	entry(s.attacks, attack).Add(res)
 	if res.Code == 0 || res.Code >= 500 {
 		s.errors[method+" "+errorText(res)]++
 	}
@@ -69,6 +78,9 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 	sec.sentBy[attack]++
 	if res.Code != 0 {
 		s.second(res.End()).answered++
+		a := entry(s.methods, method+" all")
+		a.n++
+		a.lat.Add(res.Latency)
 	}
 	if method == "POST" {
 		sec.lat.Add(res.Latency)
@@ -81,12 +93,7 @@ func (s *stats) add(attack, method string, res *vegeta.Result, code string) {
 func (s *stats) decided(c *click) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lm := s.decision[c.outcome()]
-	if lm == nil {
-		lm = &vegeta.LatencyMetrics{}
-		s.decision[c.outcome()] = lm
-	}
-	lm.Add(c.decided.Sub(c.scheduled))
+	entry(s.decision, c.outcome()).Add(c.decided.Sub(c.scheduled))
 	sec := s.second(c.decided)
 	sec.decided++
 	if c.status == 200 || c.status == 201 {
@@ -109,10 +116,11 @@ func (s *stats) second(t time.Time) *second {
 	return s.secs[i]
 }
 
-func metrics(m map[string]*vegeta.Metrics, key string) *vegeta.Metrics {
+// entry is m's value for key, made when missing.
+func entry[T any](m map[string]*T, key string) *T {
 	v := m[key]
 	if v == nil {
-		v = &vegeta.Metrics{}
+		v = new(T)
 		m[key] = v
 	}
 	return v

@@ -39,7 +39,10 @@ type Report struct {
 	Series    []SecondLine   `json:"series"`
 	Checks    []checks.Check `json:"checks"`
 	Passed    bool           `json:"passed"`
-	Dir       string         `json:"dir"`
+	// Budgets are the scenario's budgets (package budget) and how the run
+	// did against each; a missed one fails only a -strict run.
+	Budgets []BudgetLine `json:"budgets,omitempty"`
+	Dir     string       `json:"dir"`
 }
 
 // Settings are the options that shaped the load.

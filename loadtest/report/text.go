@@ -43,12 +43,37 @@ func (r *Report) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
+// writeChecks prints the budgets, met or missed, the invariants, PASS or
+// FAIL, and the result of both.
 func (r *Report) writeChecks(tw *tabwriter.Writer) {
+	if len(r.Budgets) > 0 {
+		section(tw, "BUDGETS (docs/performance.md#budgets; -strict fails the run on a missed one)", "budget\tthis run\tbound\tresult")
+		for _, b := range r.Budgets {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", b.Budget, b.ValueText(), b.Limit, b.Result())
+		}
+	}
 	section(tw, "INVARIANTS", "check\tresult\tdetail")
 	for _, c := range r.Checks {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, passText(c.OK), c.Detail)
 	}
-	fmt.Fprintf(tw, "\nresult: %s\n", map[bool]string{true: "PASS: every invariant held", false: "FAIL"}[r.Passed])
+	fmt.Fprintf(tw, "\nresult: %s; %s\n", map[bool]string{true: "PASS: every invariant held", false: "FAIL"}[r.Passed], r.budgetsText())
+}
+
+// budgetsText counts the budgets met and missed.
+func (r *Report) budgetsText() string {
+	met := 0
+	for _, b := range r.Budgets {
+		if b.Met {
+			met++
+		}
+	}
+	switch {
+	case len(r.Budgets) == 0:
+		return "no budgets for this scenario"
+	case met == len(r.Budgets):
+		return fmt.Sprintf("budgets: all %d met", met)
+	}
+	return fmt.Sprintf("budgets: %d met, %d MISSED or not measured", met, len(r.Budgets)-met)
 }
 
 func (r *Report) writeExtras(tw *tabwriter.Writer) {

@@ -111,6 +111,36 @@ type BacklogLine struct {
 	QueuePending float64 `json:"bookerQueuePending"`
 }
 
+// BudgetLine is one budget of the run's scenario and the run's figure.
+type BudgetLine struct {
+	Budget string `json:"budget"`
+	// Limit is the bound as people read it: "≤ 50 ms".
+	Limit    string  `json:"limit"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"`
+	Measured bool    `json:"measured"`
+	Met      bool    `json:"met"`
+}
+
+// ValueText is the run's figure with its unit, or why there is none.
+func (l BudgetLine) ValueText() string {
+	if !l.Measured {
+		return "not measured"
+	}
+	return fmtMS(l.Value) + " " + l.Unit
+}
+
+// Result is "met", "MISSED" or "not measured".
+func (l BudgetLine) Result() string {
+	switch {
+	case !l.Measured:
+		return "not measured"
+	case l.Met:
+		return "met"
+	}
+	return "MISSED"
+}
+
 // Step is one step of the sustained ramp.
 type Step struct {
 	Offered   float64 `json:"offeredPerSecond"`

@@ -20,12 +20,12 @@ func runCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*l
 	if err != nil {
 		return whole, fmt.Errorf("whole path: %w", err)
 	}
-	_ = finish(whole) // its verdict goes into the comparison's checks
+	_ = finish(whole, false) // its verdict goes into the comparison's checks
 	base, err := runBaseline(ctx, o, pool)
 	if err != nil {
 		return base, fmt.Errorf("seed baseline: %w", err)
 	}
-	_ = finish(base)
+	_ = finish(base, false)
 	rep := &loadtest.Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: whole.Started,
 		Settings: settings(o), Dir: o.OutDir, Compare: compare(whole, base)}
 	rep.Compare.Ramp = fmt.Sprintf("from %.0f/s, +%.0f/s every %s, at most %s", o.Rate, o.RampStep, o.StepDuration, o.Duration)
@@ -38,7 +38,8 @@ func runCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*l
 			rep.Checks = append(rep.Checks, c)
 		}
 	}
-	return rep, finish(rep)
+	forgetDoctors(ctx, pool, rep, loadtest.NewIDs(o.Seed))
+	return rep, finish(rep, o.Strict)
 }
 
 func runBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {

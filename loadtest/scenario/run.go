@@ -3,10 +3,12 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
+	"termin/loadtest/budget"
 	"termin/loadtest/generate"
 )
 
@@ -32,10 +34,13 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 		return runCompare(ctx, o, pool)
 	}
 	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
+	if rep != nil {
+		forgetDoctors(ctx, pool, rep, loadtest.NewIDs(o.Seed))
+	}
 	if err != nil {
 		return rep, err
 	}
-	return rep, finish(rep)
+	return rep, finish(rep, o.Strict)
 }
 
 // side is what a run measures besides the load: the label of the load
@@ -131,15 +136,20 @@ func conclude(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool 
 	return err
 }
 
-// finish records whether every check held, saves the report and says
-// loadtest.ErrInvariant when one failed.
-func finish(r *loadtest.Report) error {
+// finish records whether every check held and how the run did against its
+// scenario's budgets, saves the report and says loadtest.ErrInvariant when
+// a check failed, or loadtest.ErrBudget when strict and a budget was missed.
+func finish(r *loadtest.Report, strict bool) error {
 	passed := r.Held() // before Save, so that report.txt and report.json carry the result
+	budget.Judge(r)
 	if err := r.Save(); err != nil {
 		return fmt.Errorf("save report: %w", err)
 	}
 	if !passed {
 		return loadtest.ErrInvariant
+	}
+	if missed := budget.Missed(r); strict && len(missed) > 0 {
+		return fmt.Errorf("%w: %s", loadtest.ErrBudget, strings.Join(missed, "; "))
 	}
 	return nil
 }

@@ -104,3 +104,37 @@ func CreateMissing(ctx context.Context, dbURL string) error {
 	_, err := EnsureDatabase(ctx, admin, name)
 	return err
 }
+
+// DropDatabase drops the database dbURL names, closing the connections open
+// to it, connecting to the same server's postgres database to do so. It
+// reports whether there was one to drop. It refuses the server's own
+// databases (postgres, template0, template1): they are no application's to
+// reset.
+func DropDatabase(ctx context.Context, dbURL string) (bool, error) {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return false, fmt.Errorf("pglocal: parse URL: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	switch name {
+	case "", "postgres", "template0", "template1":
+		return false, fmt.Errorf("pglocal: %q is the server's own database, not one to drop", name)
+	}
+	admin, err := WithDatabase(dbURL, "postgres")
+	if err != nil {
+		return false, err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return false, fmt.Errorf("pglocal: connect to drop database %s: %w", name, err)
+	}
+	defer conn.Close(context.Background())
+	if exists, err := databaseExists(ctx, conn, name); err != nil || !exists {
+		return false, err
+	}
+	// WITH (FORCE) (PostgreSQL 13 and later) ends the sessions still open on it.
+	if _, err := conn.Exec(ctx, "DROP DATABASE "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return false, fmt.Errorf("pglocal: drop database %s: %w", name, err)
+	}
+	return true, nil
+}

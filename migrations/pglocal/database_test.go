@@ -140,3 +140,33 @@ func TestCreateMissingMakesTheNamedDatabase(t *testing.T) {
 		}
 	}
 }
+
+// TestDropDatabase drops a database with a session still open on it, says
+// there is none the second time, and refuses the server's own databases.
+func TestDropDatabase(t *testing.T) {
+	dbURL := pgtest.URL(t)
+	ctx := context.Background()
+	open, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close(ctx)
+	if dropped, err := pglocal.DropDatabase(ctx, dbURL); err != nil || !dropped {
+		t.Fatalf("first drop: %v, %v; want it dropped", dropped, err)
+	}
+	if pglocal.Reachable(ctx, dbURL) {
+		t.Error("the database still answers after the drop")
+	}
+	if dropped, err := pglocal.DropDatabase(ctx, dbURL); err != nil || dropped {
+		t.Errorf("second drop: %v, %v; want nothing to drop", dropped, err)
+	}
+	for _, name := range []string{"postgres", "template1", ""} {
+		own, err := pglocal.WithDatabase(dbURL, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pglocal.DropDatabase(ctx, own); err == nil {
+			t.Errorf("drop of %q allowed", name)
+		}
+	}
+}

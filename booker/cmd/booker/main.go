@@ -36,7 +36,7 @@ func run(ctx context.Context, args []string) error {
 	slog.SetDefault(cfg.Logger)
 	if g := envconf.NewGovernor(); g != nil {
 		go g.Run(ctx)
-		defer func() { cfg.Logger.Info("Go processors switched", "times", g.Switches()) }()
+		defer func() { cfg.Logger.Debug("Go processors switched", "times", g.Switches()) }()
 	}
 	cfg.Logger.Info("booker configuration", "config", cfg)
 	a, err := app.Start(ctx, cfg)

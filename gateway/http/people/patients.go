@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
@@ -151,7 +150,7 @@ func (p *Patients) cancelUpcoming(c context.Context, patientID int64) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := p.Clock.Now()
 	for _, a := range list {
 		if (a.Status != gateway.StatusBooked && a.Status != gateway.StatusHeld) || !a.StartAt.After(now) {
 			continue
@@ -171,7 +170,7 @@ func (p *Patients) cancelUpcoming(c context.Context, patientID int64) error {
 func (p *Patients) awaitCancelled(c context.Context, id int64) error {
 	for {
 		a, err := p.Appointments.Appointment(c, id)
-		if err != nil || (a.Status != gateway.StatusBooked && a.Status != gateway.StatusHeld) || !a.StartAt.After(time.Now()) {
+		if err != nil || (a.Status != gateway.StatusBooked && a.Status != gateway.StatusHeld) || !a.StartAt.After(p.Clock.Now()) {
 			return err
 		}
 		select {

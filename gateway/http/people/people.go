@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
-
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
+	"termin/shared"
 )
 
 // Bookings is what the routes put in the queue: a booking for a caller and
@@ -49,6 +49,8 @@ type Config struct {
 	// bounds the appointments of a patient read before an erasure.
 	Timeout   time.Duration
 	MaxListed int
+	// Clock says which appointments are still to come; nil is the wall clock.
+	Clock shared.Clock
 }
 
 // Patients answers a patient's own routes; Practice a doctor's day's.

@@ -2,8 +2,11 @@
 // clinic's day, every doctor's day opening at once, or the hot slot beside
 // the seed's design) against a running booking system, checks the database
 // for overbookings and lost bookings afterwards, and writes a report with a
-// chart and the CPU each process spent per confirmed booking.
-// It exits 1 when an invariant check fails, 2 on bad flags.
+// chart and the CPU each process spent per confirmed booking. Each
+// scenario's budgets (package budget, the performance page's) are printed
+// met or missed beside the invariants.
+// It exits 1 when an invariant check fails, 2 on bad flags, and 3 when
+// -strict and a budget was missed while every invariant held.
 package main
 
 import (
@@ -34,6 +37,9 @@ func main() {
 	case errors.Is(err, flag.ErrHelp):
 	case errors.Is(err, errUsage):
 		os.Exit(2)
+	case errors.Is(err, loadtest.ErrBudget):
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(3)
 	default:
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -111,6 +117,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.IntVar(&o.Patients, "patients", int(envFloat("LOADTEST_PATIENTS", 0)), "distinct patients clicking; 0 = 20000 (LOADTEST_PATIENTS)")
 	fs.Float64Var(&o.Impatient, "impatient", envFloat("LOADTEST_IMPATIENT", 0), "share of clicks followed by the same patient's second click (a new key) on the same slot; 0 = 0.05, negative = none (LOADTEST_IMPATIENT)")
 	fs.DurationVar(&o.FollowUp, "follow-up", envDuration("LOADTEST_FOLLOW_UP", 0), "longest follow-up of queued clicks after the last new one; 0 = 1m (LOADTEST_FOLLOW_UP)")
+	fs.BoolVar(&o.Strict, "strict", env("LOADTEST_STRICT", "") == "1", "fail the run (exit status 3) when it misses a budget of its scenario, not only when an invariant breaks (LOADTEST_STRICT=1)")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write the load generator's own CPU profile to this file (it shares the cores with the system under test)")
 	fs.StringVar(&o.AuthToken, "auth-token", "", "admin bearer token; default AUTH_TOKEN, else one signed with AUTH_SECRET, else make run's .data/admin.token")
 	morningFlags(fs, &o)

@@ -2,7 +2,8 @@
 // `make run`: PostgreSQL and NATS found or started, migrations, demo data, a
 // booker and a gateway. Ctrl-C stops it and everything it started, with exit
 // status 0. `run stop` (`make stop`) stops a run from another shell, and a
-// private PostgreSQL cluster a killed run left behind.
+// private PostgreSQL cluster a killed run left behind; `run reset` (`make
+// reset`) stops it too and returns its database to its first state.
 package main
 
 import (
@@ -30,13 +31,23 @@ import (
 // the tokens).
 const dataDir = ".data"
 
+// localMailbox is the file that takes the e-mails when no mail server is
+// set (SMTP_ADDR): MAIL_FILE, else mail.mbox under dataDir. The messages hold
+// personal data, which stays out of the log.
+func localMailbox() string {
+	return envconf.String("MAIL_FILE", filepath.Join(dataDir, "mail.mbox"))
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == "stop" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "stop":
 		err = stopRun(ctx, dataDir)
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "reset":
+		err = resetRun(ctx, dataDir)
+	default:
 		err = run(ctx)
 	}
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
@@ -83,10 +94,11 @@ func run(ctx context.Context) error {
 	logger := envconf.NewLogger(os.Stderr)
 	if g := envconf.NewGovernor(); g != nil {
 		go g.Run(ctx)
-		defer func() { logger.Info("run: Go processors switched", "times", g.Switches()) }()
-		logger.Info("run: Go processors follow the load", "from", 1, "to", g.Max, "cores", runtime.NumCPU())
+		defer func() { logger.Debug("run: Go processors switched", "times", g.Switches()) }()
+		logger.Debug("run: Go processors follow the load", "from", 1, "to", g.Max, "cores", runtime.NumCPU())
 	}
 	slog.SetDefault(logger)
+	fmt.Println("starting termin: the database (PostgreSQL), the message queue (NATS), the booking service, the web server and a sign-in service…")
 	sys, dev, idp, err := start(ctx, logger)
 	if err != nil {
 		return err
@@ -131,6 +143,9 @@ func start(ctx context.Context, logger *slog.Logger) (*system.System, *system.De
 	bcfg, err := bookerapp.ParseFlags(nil)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if bcfg.Notify.SMTPAddr == "" {
+		bcfg.Notify.MailFile = localMailbox()
 	}
 	gcfg, err := gatewayapp.ParseFlags(nil)
 	if err != nil {

@@ -84,26 +84,29 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// banner is what a person reads first: where the API and the pages are,
-// who may sign in there, which database the run uses, and how to stop it.
-// It prints no token, nor an address that carries one: the tokens are in
-// run.env and .data/*.token.
+// banner is what a person reads first, in words a newcomer knows: what
+// runs where, which database the run uses, where the e-mails go, who may
+// sign in on the pages, and how to stop it. It prints no token, nor an
+// address that carries one: the tokens are in run.env and .data/*.token.
 func banner(sys *system.System, dev *system.DevAuth, idp *devidp.Provider, env []envVar) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ntermin is running.\n")
-	fmt.Fprintf(&b, "  API:       %s   (docs/api.md; try it: README.md, quick start)\n", sys.GatewayURL())
-	fmt.Fprintf(&b, "  database:  %s\n", sys.Database)
-	fmt.Fprintf(&b, "             %s\n", envconf.RedactURLs(sys.DatabaseURL))
-	fmt.Fprintf(&b, "  pages:     %s/ (patients)   %s/praxis (doctors and staff)\n", sys.GatewayURL(), sys.GatewayURL())
+	fmt.Fprintf(&b, "\ntermin is running: %s.\n", services(sys.PIDs()))
+	fmt.Fprintf(&b, "  web server:      %s   the API (docs/api.md) and the pages; try it: README.md, quick start\n", sys.GatewayURL())
+	fmt.Fprintf(&b, "  database:        %s   (`make reset` empties it)\n", sys.Database)
+	fmt.Fprintf(&b, "                   %s\n", envconf.RedactURLs(sys.DatabaseURL))
+	fmt.Fprintf(&b, "  message queue:   %s, %s\n", sys.Queue, sys.NATSURL)
+	fmt.Fprintf(&b, "  booking service: health and metrics on http://%s\n", sys.BookerAddr())
+	fmt.Fprintf(&b, "  e-mails:         %s\n", mailText())
+	fmt.Fprintf(&b, "  patient page:    %s/\n", sys.GatewayURL())
+	fmt.Fprintf(&b, "  practice page:   %s/praxis   (doctors and staff)\n", sys.GatewayURL())
 	if idp != nil {
-		fmt.Fprintf(&b, "  sign-in:   \"Anmelden\" on a page, at the development OpenID provider %s, as\n", idp.Issuer())
+		fmt.Fprintf(&b, "  sign-in:         \"Anmelden\" on a page, at the development sign-in service %s, as\n", idp.Issuer())
 		for _, p := range devidp.DemoPeople {
-			fmt.Fprintf(&b, "               %s\n", p.Label)
+			fmt.Fprintf(&b, "                     %s\n", p.Label)
 		}
 	}
-	fmt.Fprintf(&b, "  NATS:      %s   booker admin: http://%s\n", sys.NATSURL, sys.BookerAddr())
 	if dev != nil {
-		fmt.Fprintf(&b, "  tokens:    patient %d ($TOKEN), staff of practice %d ($STAFF_TOKEN), admin ($ADMIN_TOKEN): in %s/run.env and %s/*.token\n",
+		fmt.Fprintf(&b, "  tokens:          patient %d ($TOKEN), staff of practice %d ($STAFF_TOKEN), admin ($ADMIN_TOKEN): in %s/run.env and %s/*.token\n",
 			system.DevPatient, system.DevPractice, dataDir, dataDir)
 	} else {
 		fmt.Fprintf(&b, "  AUTH_DISABLED=1: every caller acts as an admin, no token needed\n")
@@ -111,6 +114,31 @@ func banner(sys *system.System, dev *system.DevAuth, idp *devidp.Provider, env [
 	fmt.Fprintf(&b, "  other shells: . ./.data/run.env   (sets %s)\n", names(env))
 	fmt.Fprintf(&b, "Ctrl-C stops it and everything it started (or `make stop` from another shell).\n\n")
 	return b.String()
+}
+
+// services says where the web server (gateway), the booking service
+// (booker) and the message queue (NATS) run: in this process, or as the
+// processes pids names.
+func services(pids map[string]int) string {
+	if len(pids) == 0 {
+		return "the web server (gateway), the booking service (booker) and the message queue between them (NATS), in this one process"
+	}
+	var parts []string
+	for _, name := range []string{"gateway", "booker", "nats-server"} {
+		if pid, ok := pids[name]; ok {
+			parts = append(parts, fmt.Sprintf("bin/%s (pid %d)", name, pid))
+		}
+	}
+	return "the web server, the booking service and the message queue as processes of their own: " + strings.Join(parts, ", ")
+}
+
+// mailText says where the e-mails go: to the mail server, or into the
+// local mailbox.
+func mailText() string {
+	if addr := os.Getenv("SMTP_ADDR"); addr != "" {
+		return "sent through the mail server at " + addr
+	}
+	return "not sent; each is written to " + localMailbox() + " (any mail program opens it, e.g. mutt -f " + localMailbox() + ")"
 }
 
 func names(env []envVar) string {

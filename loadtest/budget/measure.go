@@ -1,0 +1,81 @@
+package budget
+
+import (
+	"time"
+
+	"termin/loadtest"
+	"termin/loadtest/report"
+)
+
+// answers is the p99 of the ANSWERS line key ("POST all", "GET all").
+func answers(key string) func(*report.Report) (float64, bool) {
+	return func(r *report.Report) (float64, bool) { return p99(r.Answers, key) }
+}
+
+func openingFirstSecond(r *report.Report) (float64, bool) {
+	return p99(r.Opening, "every decided click, first second")
+}
+
+func morningDecisions(r *report.Report) (float64, bool) {
+	if r.Morning == nil {
+		return 0, false
+	}
+	return p99(r.Morning.Decisions, "every decided click")
+}
+
+// p99 is the p99 of lines' key, when it counts any.
+func p99(lines []report.LatencyLine, key string) (float64, bool) {
+	for _, l := range lines {
+		if l.Key == key && l.Count > 0 {
+			return l.P99, true
+		}
+	}
+	return 0, false
+}
+
+// cpuPerBooking is the CPU of every measured process but the load
+// generator, which shares the machine's cores, per confirmed booking.
+func cpuPerBooking(r *report.Report) (float64, bool) {
+	if r.CPU == nil || r.CPU.Error != "" || r.CPU.Confirmed == 0 {
+		return 0, false
+	}
+	total, found := 0.0, false
+	for _, l := range r.CPU.Processes {
+		if l.Found && l.Process != loadtest.LabelGenerator {
+			total += l.USPerBooking
+			found = true
+		}
+	}
+	return total, found
+}
+
+// backlogCleared is how many seconds after the last new click the last
+// click was decided: the second after the last one with clicks waiting,
+// less the run's duration.
+func backlogCleared(r *report.Report) (float64, bool) {
+	dur, err := time.ParseDuration(r.Settings.Duration)
+	if r.Morning == nil || len(r.Morning.Seconds) == 0 || err != nil {
+		return 0, false
+	}
+	cleared := 0
+	for _, s := range r.Morning.Seconds {
+		if s.Backlog > 0 {
+			cleared = s.Second + 1
+		}
+	}
+	return max(float64(cleared)-dur.Seconds(), 0), true
+}
+
+func kneeRatio(r *report.Report) (float64, bool) {
+	if r.Compare == nil || r.Compare.Ratio == 0 {
+		return 0, false
+	}
+	return r.Compare.Ratio, true
+}
+
+func knee(r *report.Report) (float64, bool) {
+	if r.Knee == nil || r.Knee.Confirmed == 0 {
+		return 0, false
+	}
+	return r.Knee.Confirmed, true
+}
