@@ -65,7 +65,7 @@ func TestGatewayBinaryTrustsOnlyItsProvider(t *testing.T) {
 	poll.For(t, 45*time.Second, 100*time.Millisecond, func() error { return statusIs(gw+"/readyz", 200) })
 
 	var signin struct{ Issuer string }
-	if status := outsideCall(t, "GET", gw+"/assets/signin.json", "", "", "", &signin); status != 200 || signin.Issuer != "" {
+	if status := callInto(t, "GET", gw+"/assets/signin.json", "", "", "", &signin); status != 200 || signin.Issuer != "" {
 		t.Errorf("signin.json without OIDC_CLIENT_ID: %d %+v, want the pages told to take a pasted token", status, signin)
 	}
 	ctx := context.Background()
@@ -78,17 +78,17 @@ func TestGatewayBinaryTrustsOnlyItsProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	var me struct{ ID int64 }
-	if status := outsideCall(t, "GET", gw+"/api/patients/me", tok.AccessToken, "", "", &me); status != 200 || me.ID < 1_000_000_000 {
+	if status := callInto(t, "GET", gw+"/api/patients/me", tok.AccessToken, "", "", &me); status != 200 || me.ID < 1_000_000_000 {
 		t.Fatalf("GET /api/patients/me: %d, id %d; want a new patient's id", status, me.ID)
 	}
 	slot := pgtest.InsertSlot(t, pool(t, dbURL), 42, time.Now().Add(48*time.Hour).Truncate(time.Hour), 1)
 	var booked struct{ PatientID, SlotID int64 }
-	if status := outsideCall(t, "POST", gw+"/api/appointments", tok.AccessToken, "outside-1", fmt.Sprintf(`{"slotId":%d}`, slot), &booked); status != 201 ||
+	if status := callInto(t, "POST", gw+"/api/appointments", tok.AccessToken, "outside-1", fmt.Sprintf(`{"slotId":%d}`, slot), &booked); status != 201 ||
 		booked.PatientID != me.ID || booked.SlotID != slot {
 		t.Fatalf("booking without patientId: %d %+v, want 201 for patient %d", status, booked, me.ID)
 	}
 	var mine struct{ Appointments []struct{ SlotID int64 } }
-	if status := outsideCall(t, "GET", gw+"/api/appointments", tok.AccessToken, "", "", &mine); status != 200 ||
+	if status := callInto(t, "GET", gw+"/api/appointments", tok.AccessToken, "", "", &mine); status != 200 ||
 		len(mine.Appointments) != 1 || mine.Appointments[0].SlotID != slot {
 		t.Errorf("own appointments: %d %+v", status, mine)
 	}
@@ -112,7 +112,7 @@ func outsideForgeries(t *testing.T, idp *devidp.Provider) map[string]string {
 	elsewhere := oidctest.Start(t, attacker.Renamed("atk"))
 	return map[string]string{
 		"alg confusion: HS256 with the issuer's public key": hmacWithIssuerKey(t, idp, good),
-		"alg none":                             noneToken(t, idp.KeyID(), good),
+		"alg none":                             oidctest.None(t, idp.KeyID(), good),
 		"a foreign key under the issuer's kid": attacker.Sign(t, good, nil),
 		"jku pointing at the attacker's keys":  attacker.Sign(t, good, map[string]any{"kid": "atk", "jku": elsewhere.Issuer() + "/keys"}),
 		"jwk header with the attacker's key":   attacker.Sign(t, good, map[string]any{"jwk": attacker.JWK(t)}),
@@ -148,24 +148,7 @@ func hmacWithIssuerKey(t *testing.T, idp *devidp.Provider, claims jwt.MapClaims)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
-	tok.Header["kid"] = idp.KeyID()
-	s, err := tok.SignedString(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func noneToken(t *testing.T, kid string, claims jwt.MapClaims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodNone, claims)
-	tok.Header["kid"] = kid
-	s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return oidctest.HS256(t, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), idp.KeyID(), claims)
 }
 
 // refusedLikeNoToken checks that each token is answered exactly as no
@@ -173,21 +156,22 @@ func noneToken(t *testing.T, kid string, claims jwt.MapClaims) string {
 func refusedLikeNoToken(t *testing.T, gw string, tokens map[string]string) {
 	t.Helper()
 	var want map[string]any
-	if status := outsideCall(t, "POST", gw+"/api/appointments", "", "refused", `{"slotId":1}`, &want); status != 401 || want["code"] != "UNAUTHORIZED" {
+	if status := callInto(t, "POST", gw+"/api/appointments", "", "refused", `{"slotId":1}`, &want); status != 401 || want["code"] != "UNAUTHORIZED" {
 		t.Fatalf("no token: %d %v", status, want)
 	}
 	for name, tok := range tokens {
 		var got map[string]any
-		status := outsideCall(t, "POST", gw+"/api/appointments", tok, "refused", `{"slotId":1}`, &got)
+		status := callInto(t, "POST", gw+"/api/appointments", tok, "refused", `{"slotId":1}`, &got)
 		if status != 401 || got["code"] != want["code"] || got["detail"] != want["detail"] || got["title"] != want["title"] {
 			t.Errorf("%s: %d %v, want the same 401 as without a token: %v", name, status, got, want)
 		}
 	}
 }
 
-// outsideCall sends one request with a bearer token (none when empty) and
-// an Idempotency-Key (none when empty), and decodes the answer into out.
-func outsideCall(t *testing.T, method, url, token, key, body string, out any) int {
+// callInto sends one request with a bearer token (none when empty) and an
+// Idempotency-Key (none when empty), checks the answer against openapi.yaml
+// and decodes it into out (unless nil).
+func callInto(t *testing.T, method, url, token, key, body string, out any) int {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -206,7 +190,7 @@ func outsideCall(t *testing.T, method, url, token, key, body string, out any) in
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	checkAPI(t, req, resp.StatusCode, resp.Header, raw)
-	if len(raw) > 0 && json.Unmarshal(raw, out) != nil {
+	if out != nil && len(raw) > 0 && json.Unmarshal(raw, out) != nil {
 		t.Fatalf("%s %s: %d, not JSON: %s", method, url, resp.StatusCode, raw)
 	}
 	return resp.StatusCode

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
 	"termin/gateway"
@@ -19,6 +18,8 @@ import (
 	"termin/shared"
 	"termin/shared/clocktest"
 	"termin/system"
+
+	"github.com/nats-io/nats.go"
 )
 
 // startAsRun starts the system as `make run` does: the embedded nats-server
@@ -47,25 +48,11 @@ func startAsRun(t *testing.T) (*system.System, system.DevAuth, shared.Clock) {
 	return sys, dev, clock
 }
 
-// call sends one request with a bearer token (none when empty).
+// call sends one request with a bearer token (none when empty) and checks
+// its answer against openapi.yaml.
 func call(t *testing.T, method, url, token, key, body string) int {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return callInto(t, method, url, token, key, body, nil)
 }
 
 // TestRunRefusesStrangers: the stack `make run` starts answers 401 without a

@@ -1,7 +1,6 @@
 package http_test
 
 import (
-	"context"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -13,7 +12,6 @@ import (
 
 	"termin/gateway/oidc"
 	"termin/gateway/oidc/oidctest"
-	"termin/shared/poll"
 )
 
 // apiAudience is the audience of the provider's tokens in these tests.
@@ -24,26 +22,8 @@ const apiAudience = "termin-api"
 func providerEnv(t *testing.T, secret []byte, key oidctest.Key, ready bool) (*env, *oidctest.Provider) {
 	t.Helper()
 	p := oidctest.Start(t, key)
-	if !ready {
-		p.SetDown(true)
-	}
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: apiAudience, MaxLifetime: 24 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	if ready {
-		poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
-	}
+	p.SetDown(!ready)
+	v := oidctest.Verifier(t, oidc.Config{Issuer: p.Issuer(), Audience: apiAudience, MaxLifetime: 24 * time.Hour}, ready)
 	return newEnv(t, envOptions{secret: secret, provider: v}), p
 }
 
@@ -111,18 +91,8 @@ func forgeries(t *testing.T, key oidctest.Key, p *oidctest.Provider) map[string]
 	if err != nil {
 		t.Fatal(err)
 	}
-	confused := jwt.NewWithClaims(jwt.SigningMethodHS256, good)
-	confused.Header["kid"] = key.KID
-	hs, err := confused.SignedString(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	none := jwt.NewWithClaims(jwt.SigningMethodNone, good)
-	none.Header["kid"] = key.KID
-	unsigned, err := none.SignedString(jwt.UnsafeAllowNoneSignatureType)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hs := oidctest.HS256(t, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), key.KID, good)
+	unsigned := oidctest.None(t, key.KID, good)
 	attacker := oidctest.NewKey(t, key.KID, jwt.SigningMethodRS256)
 	elsewhere := oidctest.Start(t, attacker.Renamed("atk"))
 	return map[string]string{
@@ -191,14 +161,7 @@ func TestProviderDownAtStart(t *testing.T) {
 func TestSignInConfig(t *testing.T) {
 	key := oidctest.NewKey(t, "k1", jwt.SigningMethodRS256)
 	p := oidctest.Start(t, key)
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: apiAudience})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go v.Run(ctx)
-	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	v := oidctest.Verifier(t, oidc.Config{Issuer: p.Issuer(), Audience: apiAudience}, true)
 	with := newEnv(t, envOptions{provider: v, clientID: "termin-web"})
 	r := with.do(t, req{method: "GET", path: "/assets/signin.json"})
 	var got struct {

@@ -1,7 +1,6 @@
 package http_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	gwhttp "termin/gateway/http"
 	"termin/gateway/oidc"
 	"termin/gateway/oidc/oidctest"
-	"termin/shared/poll"
 )
 
 // BenchmarkRefusedClick is what the HTTP layer spends on a click the front
@@ -30,7 +28,7 @@ func BenchmarkRefusedClick(b *testing.B) {
 	secret := []byte("a-benchmark-secret-of-at-least-32-bytes!")
 	rs, es := oidctest.NewKey(b, "rs", jwt.SigningMethodRS256), oidctest.NewKey(b, "es", jwt.SigningMethodES256)
 	p := oidctest.Start(b, rs, es)
-	v := benchVerifier(b, p)
+	v := oidctest.Verifier(b, oidc.Config{Issuer: p.Issuer(), Audience: apiAudience, Logger: slog.New(slog.DiscardHandler)}, true)
 	hs, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "77", "role": "patient",
 		"exp": time.Now().Add(time.Hour).Unix()}).SignedString(secret)
 	if err != nil {
@@ -74,20 +72,6 @@ func interleave(b *testing.B, h fasthttp.RequestHandler, tokens []struct{ name, 
 			b.ReportMetric(float64(took[i])/float64(took[0]), tok.name+"/HS256")
 		}
 	}
-}
-
-// benchVerifier verifies p's tokens once its keys are loaded.
-func benchVerifier(b *testing.B, p *oidctest.Provider) *oidc.Verifier {
-	b.Helper()
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: apiAudience, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	go v.Run(ctx)
-	poll.For(b, 10*time.Second, 5*time.Millisecond, v.Ready)
-	return v
 }
 
 // refusingHandler is a server whose front refuses every booking with err.

@@ -1,7 +1,6 @@
 package oidc_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
@@ -39,27 +38,19 @@ func verifier(t testing.TB, p *oidctest.Provider, c *clock, tune func(*oidc.Conf
 	if tune != nil {
 		tune(&cfg)
 	}
-	v, err := oidc.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return v
+	return oidctest.Verifier(t, cfg, false)
 }
 
-// ready waits until v has loaded its keys.
-func ready(t testing.TB, v *oidc.Verifier) {
+// started is a provider with one RS256 key and a ready Verifier of its
+// tokens, on a clock of the test's.
+func started(t testing.TB) (oidctest.Key, *oidctest.Provider, *clock, *oidc.Verifier) {
 	t.Helper()
-	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	rs := oidctest.NewKey(t, "rs-1", jwt.SigningMethodRS256)
+	p := oidctest.Start(t, rs)
+	c := newClock()
+	v := verifier(t, p, c, nil)
+	ready(t, v)
+	return rs, p, c, v
 }
 
 // claims are a patient's valid claims at now, from p to audience.
@@ -78,4 +69,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		return nil
 	})
+}
+
+// ready waits until v has loaded its keys.
+func ready(t testing.TB, v *oidc.Verifier) {
+	t.Helper()
+	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
 }

@@ -49,10 +49,10 @@ func TestVerifyRefusesForgeries(t *testing.T) {
 		{"RS256 of the provider", rs.Sign(t, good, nil), true},
 		{"ES256 of the provider", es.Sign(t, good, nil), true},
 		{"EdDSA of the provider", ed.Sign(t, good, nil), true},
-		{"alg confusion: HS256 with the public key's PEM", hmacWith(t, pubPEM, "rs-1", good), false},
-		{"alg confusion: HS256 with the public key's DER", hmacWith(t, pubDER, "rs-1", good), false},
-		{"alg confusion: HS256 with the modulus", hmacWith(t, modulus, "rs-1", good), false},
-		{"alg none", unsigned(t, "rs-1", good), false},
+		{"alg confusion: HS256 with the public key's PEM", oidctest.HS256(t, pubPEM, "rs-1", good), false},
+		{"alg confusion: HS256 with the public key's DER", oidctest.HS256(t, pubDER, "rs-1", good), false},
+		{"alg confusion: HS256 with the modulus", oidctest.HS256(t, modulus, "rs-1", good), false},
+		{"alg none", oidctest.None(t, "rs-1", good), false},
 		{"a foreign key under the provider's kid", attacker.Sign(t, good, nil), false},
 		{"jku pointing at the attacker's keys", attacker.Sign(t, good, map[string]any{"kid": "atk", "jku": jku.Issuer() + "/keys"}), false},
 		{"x5u pointing at the attacker", attacker.Sign(t, good, map[string]any{"kid": "atk", "x5u": jku.Issuer() + "/keys"}), false},
@@ -92,41 +92,12 @@ func TestVerifyRefusesForgeries(t *testing.T) {
 	}
 }
 
-// hmacWith signs claims with HS256 and the given bytes as the secret: the
-// algorithm-confusion attack, with the provider's public key as the secret.
-func hmacWith(t *testing.T, secret []byte, kid string, c jwt.MapClaims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, c)
-	tok.Header["kid"] = kid
-	s, err := tok.SignedString(secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// unsigned is a token with alg none and an empty signature.
-func unsigned(t *testing.T, kid string, c jwt.MapClaims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodNone, c)
-	tok.Header["kid"] = kid
-	s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // TestClaimsReadRolesAndScope: roles come from the configured dotted path,
 // the scope claims as numbers or decimal strings, the profile claims as
 // they are.
 func TestClaimsReadRolesAndScope(t *testing.T) {
 	t.Parallel()
-	rs := oidctest.NewKey(t, "rs-1", jwt.SigningMethodRS256)
-	p := oidctest.Start(t, rs)
-	c := newClock()
-	v := verifier(t, p, c, nil)
-	ready(t, v)
+	rs, p, c, v := started(t)
 	tok := rs.Sign(t, with(claims(p, c.now()), jwt.MapClaims{
 		"realm_access": map[string]any{"roles": []any{"offline_access", "staff", 7}}, "practiceId": "12", "doctorId": 4}), nil)
 	got, err := v.Verify(tok)
@@ -145,11 +116,7 @@ func TestClaimsReadRolesAndScope(t *testing.T) {
 // has passed, another unknown kid may fetch again, once.
 func TestUnknownKidFloodFetchesOnce(t *testing.T) {
 	t.Parallel()
-	rs := oidctest.NewKey(t, "rs-1", jwt.SigningMethodRS256)
-	p := oidctest.Start(t, rs)
-	c := newClock()
-	v := verifier(t, p, c, nil)
-	ready(t, v)
+	rs, p, c, v := started(t)
 	base := p.Fetches()
 	flood := func(n int) {
 		start := make(chan struct{})

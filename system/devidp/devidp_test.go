@@ -6,10 +6,9 @@ import (
 	"log/slog"
 	"slices"
 	"testing"
-	"time"
 
 	"termin/gateway/oidc"
-	"termin/shared/poll"
+	"termin/gateway/oidc/oidctest"
 	"termin/system/devidp"
 )
 
@@ -106,20 +105,6 @@ func start(t *testing.T, cfg devidp.Config) *devidp.Provider {
 
 func verifier(t *testing.T, p *devidp.Provider) *oidc.Verifier {
 	t.Helper()
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: p.Audience(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
-	return v
+	return oidctest.Verifier(t, oidc.Config{Issuer: p.Issuer(), Audience: p.Audience(),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, true)
 }

@@ -14,7 +14,6 @@ import (
 	"termin/gateway/oidc"
 	"termin/gateway/oidc/oidctest"
 	"termin/shared"
-	"termin/shared/poll"
 )
 
 // identities is a fake auth.Identities: each person its patient id from
@@ -56,21 +55,7 @@ func (f *identities) called() int {
 func authenticator(t *testing.T, key oidctest.Key, ids auth.Identities) (*auth.Authenticator, *oidctest.Provider, *oidc.Verifier) {
 	t.Helper()
 	p := oidctest.Start(t, key)
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		v.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	v := oidctest.Verifier(t, oidc.Config{Issuer: p.Issuer(), Audience: "api"}, true)
 	a, err := auth.New(auth.Config{Provider: v, Identities: ids})
 	if err != nil {
 		t.Fatal(err)
@@ -161,14 +146,7 @@ func TestLinkIsAskedAgainAfterAWhile(t *testing.T) {
 	key := oidctest.NewKey(t, "k1", jwt.SigningMethodRS256)
 	ids := &identities{}
 	p := oidctest.Start(t, key)
-	v, err := oidc.New(oidc.Config{Issuer: p.Issuer(), Audience: "api"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go v.Run(ctx)
-	poll.For(t, 10*time.Second, 10*time.Millisecond, v.Ready)
+	v := oidctest.Verifier(t, oidc.Config{Issuer: p.Issuer(), Audience: "api"}, true)
 	now := time.Now()
 	clock := func() time.Time { return now }
 	a, err := auth.New(auth.Config{Provider: v, Identities: ids, Now: clock})

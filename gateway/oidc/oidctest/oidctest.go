@@ -6,6 +6,7 @@
 package oidctest
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -22,6 +23,9 @@ import (
 
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
+
+	"termin/gateway/oidc"
+	"termin/shared/poll"
 )
 
 // DiscoveryPath is where, below the issuer, the discovery document is.
@@ -195,4 +199,53 @@ func (p *Provider) isDown() bool {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Verifier runs a Verifier of cfg (its key loading) until the test ends;
+// with ready it waits until the provider's keys are loaded.
+func Verifier(tb testing.TB, cfg oidc.Config, ready bool) *oidc.Verifier {
+	tb.Helper()
+	v, err := oidc.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v.Run(ctx)
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	if ready {
+		poll.For(tb, 10*time.Second, 10*time.Millisecond, v.Ready)
+	}
+	return v
+}
+
+// HS256 signs claims with HS256 and secret, naming kid: with the provider's
+// public key as the secret, the algorithm-confusion attack.
+func HS256(tb testing.TB, secret []byte, kid string, claims jwt.MapClaims) string {
+	tb.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(secret)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// None is a token of claims with alg none and no signature, naming kid.
+func None(tb testing.TB, kid string, claims jwt.MapClaims) string {
+	tb.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodNone, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
