@@ -40,7 +40,7 @@ const currentToken = `window.TerminSignIn.token()`
 // keeps its place (same key, a position no worse), gets its final answer,
 // and signs out, which ends the provider's session too. Then staff of
 // practice 1 sign in on the practice page the same way (the provider's form
-// again: the session ended), see the opening's day, renew, see it again,
+// again: the session ended), see demo doctor 1's day, renew, see it again,
 // and sign out.
 func TestPagesSignInThroughTheProvider(t *testing.T) {
 	idp, err := devidp.Start(devidp.Config{AccessTokenLifetime: signInLifetime, Logger: quietLogger()})
@@ -88,10 +88,10 @@ func TestPagesSignInThroughTheProvider(t *testing.T) {
 	pr.signInAtProvider("#p-signin-provider", "staff-1", "#p-day") // the form again: the session ended
 	pr.noTokenInAddress()
 	showDay := func() {
-		eval[bool](pr, fmt.Sprintf(`(document.getElementById('p-doctor').value = '%d', document.getElementById('p-date').value = %q, true)`,
-			b.opening.Doctor, b.opening.Slots[0].Start.In(berlin).Format(time.DateOnly)))
+		eval[bool](pr, fmt.Sprintf(`(document.getElementById('p-doctor').value = '1', document.getElementById('p-date').value = %q, true)`,
+			b.opening.Slots[0].Start.In(berlin).Format(time.DateOnly)))
 		pr.click("#p-pick button[type=submit]")
-		pr.waitFor("the opening's day", `document.querySelector('#p-slots tbody tr') && !document.getElementById('notice').classList.contains('problem')`)
+		pr.waitFor("demo doctor 1's day", `document.querySelector('#p-slots tbody tr') && !document.getElementById('notice').classList.contains('problem')`)
 	}
 	showDay()
 	before := eval[string](pr, currentToken)

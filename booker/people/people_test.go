@@ -142,20 +142,31 @@ func TestLinkPrefillTakesOnlyValidClaims(t *testing.T) {
 }
 
 // TestEraseWaitsForUpcomingAppointments: a patient with an upcoming booking
-// is not erased (the booking is left for the queue to cancel); once it is
-// cancelled, the erasure goes through.
+// loses its contact details and waitlist entries at once, so that the
+// cancellations to come tell nobody and offer its places to others; the
+// booking itself is left for the queue to cancel, and the visits keep the
+// patient's id. Once it is cancelled, the erasure goes through.
 func TestEraseWaitsForUpcomingAppointments(t *testing.T) {
 	store, pool := newStore(t)
 	ctx := context.Background()
 	appt := book(t, pool, pgtest.InsertSlot(t, pool, 42, future, 1), "up")
-	if _, err := pool.Exec(ctx, `INSERT INTO patient_contact (patient_id, name) VALUES (7, 'Eva')`); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{
+		`INSERT INTO patient_contact (patient_id, name) VALUES (7, 'Eva')`,
+		`INSERT INTO waitlist_entry (patient_id, doctor_id, day, window_from, window_to) VALUES (7, 42, '2026-01-05', '2026-01-05 07:00+00', '2026-01-05 17:00+00')`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if remaining, err := store.Erase(ctx, 7); err != nil || remaining != 1 {
 		t.Fatalf("erase with an upcoming booking: %d remaining (%v), want 1", remaining, err)
 	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM patient_contact WHERE patient_id = 7`); n != 1 {
-		t.Fatal("an erasure that waits changed the profile")
+	if n := pgtest.QueryInt(t, pool, `SELECT (SELECT count(*) FROM patient_contact WHERE patient_id = 7) +
+        (SELECT count(*) FROM waitlist_entry WHERE patient_id = 7)`); n != 0 {
+		t.Errorf("%d contact and waitlist rows left by an erasure that waits, want none", n)
+	}
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE patient_id = 7 AND status = 'BOOKED'`); n != 1 {
+		t.Fatal("an erasure that waits touched the upcoming booking")
 	}
 	if _, err := pool.Exec(ctx, `UPDATE appointment SET status = 'CANCELLED' WHERE id = $1`, appt); err != nil {
 		t.Fatal(err)
@@ -163,7 +174,7 @@ func TestEraseWaitsForUpcomingAppointments(t *testing.T) {
 	if remaining, err := store.Erase(ctx, 7); err != nil || remaining != 0 {
 		t.Fatalf("erase after the cancellation: %d remaining (%v)", remaining, err)
 	}
-	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM patient_contact WHERE patient_id = 7`); n != 0 {
-		t.Error("profile left after erasure")
+	if n := pgtest.QueryInt(t, pool, `SELECT count(*) FROM appointment WHERE patient_id = 7`); n != 0 {
+		t.Error("the cancelled booking still names the patient after erasure")
 	}
 }
