@@ -12,6 +12,7 @@ import (
 
 	"termin/gateway/app"
 	gwhttp "termin/gateway/http"
+	"termin/gateway/oidc"
 )
 
 func TestNamespaceFlag(t *testing.T) {
@@ -63,13 +64,26 @@ func TestSecretNotInHelp(t *testing.T) {
 	}
 }
 
-// TestStartRefusesWithoutSecret: a gateway without a usable secret does not
-// start (before it connects to anything), unless AUTH_DISABLED says so.
+// TestStartRefusesWithoutSecret: a gateway without a usable secret or a
+// well-configured provider does not start (before it connects to
+// anything), unless AUTH_DISABLED says so.
 func TestStartRefusesWithoutSecret(t *testing.T) {
 	for _, s := range []string{"", "short"} {
 		cfg := app.Config{Auth: gwhttp.AuthConfig{Secret: []byte(s)}, Logger: slog.New(slog.DiscardHandler)}
 		if _, err := app.Start(context.Background(), cfg); !errors.Is(err, gwhttp.ErrNoSecret) {
 			t.Errorf("secret %q: Start error %v, want ErrNoSecret", s, err)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		oidc oidc.Config
+	}{
+		{"an issuer without an audience", oidc.Config{Issuer: "https://id.example.org/realms/termin"}},
+		{"an issuer that is no URL", oidc.Config{Issuer: "id.example.org", Audience: "api"}},
+	} {
+		cfg := app.Config{OIDC: c.oidc, Logger: slog.New(slog.DiscardHandler)}
+		if _, err := app.Start(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "OIDC_") {
+			t.Errorf("%s: Start error %v, want one naming the OIDC setting", c.name, err)
 		}
 	}
 	t.Setenv("AUTH_DISABLED", "1")
