@@ -23,10 +23,13 @@ type Doctor struct {
 	PracticeID int64  `json:"practiceId,omitempty"`
 }
 
-// DoctorRequest asks a booker to store Doctor (an insert or an update).
+// DoctorRequest asks a booker to store Doctor (an insert or an update), or,
+// when Practice is set, that practice instead: both are the directory the
+// search reads, and one subject keeps the bookers' permissions as they are.
 type DoctorRequest struct {
-	V      int    `json:"v"`
-	Doctor Doctor `json:"doctor"`
+	V        int       `json:"v"`
+	Doctor   Doctor    `json:"doctor"`
+	Practice *Practice `json:"practice,omitempty"`
 }
 
 // DoctorResult is the booker's answer to a DoctorRequest. Code is empty on
@@ -36,6 +39,8 @@ type DoctorResult struct {
 	Code   Code   `json:"code,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	Doctor Doctor `json:"doctor"`
+	// Practice is the practice as stored, for a practice's request.
+	Practice *Practice `json:"practice,omitempty"`
 }
 
 // Bounds of a doctor's fields, in characters.
@@ -56,6 +61,8 @@ func (d Doctor) Validate() error {
 		return NewError(CodeInvalidRequest, fmt.Sprintf("name must be 1 to %d characters", MaxDoctorName))
 	case utf8.RuneCountInString(d.Specialty) > MaxDoctorSpecialty:
 		return NewError(CodeInvalidRequest, fmt.Sprintf("specialty must be at most %d characters", MaxDoctorSpecialty))
+	case d.Specialty != "" && !IsSpecialty(d.Specialty):
+		return NewError(CodeInvalidRequest, "specialty must be one of the codes GET /api/specialties lists")
 	case utf8.RuneCountInString(d.Address) > MaxDoctorAddress:
 		return NewError(CodeInvalidRequest, fmt.Sprintf("address must be at most %d characters", MaxDoctorAddress))
 	case d.PracticeID < 0:

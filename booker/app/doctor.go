@@ -17,6 +17,8 @@ func (a *App) putDoctor(m *nats.Msg) {
 	switch err := json.Unmarshal(m.Data, &req); {
 	case err != nil || req.V != shared.Version:
 		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed doctor request"
+	case req.Practice != nil:
+		res = a.putPractice(*req.Practice)
 	case req.Doctor.Validate() != nil:
 		res.Code, res.Detail = shared.CodeInvalidRequest, req.Doctor.Validate().Error()
 	default:
@@ -32,6 +34,30 @@ func (a *App) putDoctor(m *nats.Msg) {
 			res.Doctor.PracticeID = max(d.PracticeID, 1)
 		}
 	}
+	a.answer(m, res)
+}
+
+// putPractice stores one practice's name and address and answers it as
+// stored, or why not.
+func (a *App) putPractice(p shared.Practice) shared.DoctorResult {
+	res := shared.DoctorResult{V: shared.Version}
+	if err := p.Validate(); err != nil {
+		res.Code, res.Detail = shared.CodeInvalidRequest, err.Error()
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
+	defer cancel()
+	if err := a.plans.PutPractice(ctx, p); err != nil {
+		a.cfg.Logger.Error("practice: storing failed", "practice", p.ID, "err", err)
+		res.Code, res.Detail = shared.CodeInternal, "the booker could not store the practice"
+		return res
+	}
+	res.Practice = &p
+	return res
+}
+
+// answer sends a directory request its result.
+func (a *App) answer(m *nats.Msg, res shared.DoctorResult) {
 	data, err := json.Marshal(res)
 	if err == nil {
 		err = m.Respond(data)

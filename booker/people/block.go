@@ -3,6 +3,7 @@ package people
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"termin/shared"
@@ -61,13 +62,34 @@ func (s *Store) blockOrUnblock(ctx context.Context, sql string, t BlockTarget, w
 	if withNow {
 		args = append(args, s.Now())
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, fmt.Errorf("people: block: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	var ids []int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if t.SlotID == 0 {
+			if err := markDay(ctx, tx, t.DoctorID, from, to, withNow); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, sql, args...)
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("people: block: %w", err)
 	}
 	return ids, nil
+}
+
+// markDay records a blocked day (or forgets an unblocked one), so that slots
+// a plan writes into the day later are written blocked too.
+func markDay(ctx context.Context, tx pgx.Tx, doctorID int64, from, to time.Time, blocked bool) error {
+	if blocked {
+		_, err := tx.Exec(ctx, `INSERT INTO blocked_day (doctor_id, from_at, to_at) VALUES ($1, $2, $3)
+            ON CONFLICT (doctor_id, from_at) DO UPDATE SET to_at = EXCLUDED.to_at`, doctorID, from, to)
+		return err
+	}
+	_, err := tx.Exec(ctx, `DELETE FROM blocked_day WHERE doctor_id = $1 AND from_at = $2`, doctorID, from)
+	return err
 }

@@ -60,6 +60,13 @@ func (s *Store) HoldOffer(ttl time.Duration) OfferFunc {
 		if err != nil {
 			return booker.Booking{}, err
 		}
+		if insured, err := insuredFor(ctx, sp, e); err != nil || !insured {
+			_ = sp.Rollback(ctx)
+			if err != nil {
+				return booker.Booking{}, err
+			}
+			return booker.Booking{}, ErrSkipEntry
+		}
 		b := booker.Booking{Appointment: booker.Appointment{SlotID: e.SlotID, PatientID: e.PatientID,
 			Status: booker.StatusHeld, ExpiresAt: now.Add(ttl)}}
 		err = sp.QueryRow(ctx, offerHoldSQL, e.SlotID, e.PatientID, fmt.Sprintf("waitlist-%d-%d", e.ID, e.Turn), b.ExpiresAt, now).
@@ -80,4 +87,27 @@ func (s *Store) HoldOffer(ttl time.Duration) OfferFunc {
 		b.Appointment.DoctorID, b.Appointment.StartAt = b.DoctorID, b.StartAt
 		return b, sp.Commit(ctx)
 	}
+}
+
+// insuredSQL answers whether the entry's patient may take the slot: it is
+// reserved for no insurance, or for the one the patient's profile names.
+const insuredSQL = `
+SELECT s.insurance IS NULL OR s.insurance IS NOT DISTINCT FROM
+       (SELECT c.insurance FROM patient_contact c WHERE c.patient_id = $2)
+FROM time_slot s WHERE s.id = $1`
+
+// insuredFor reports whether the entry's patient may take its slot as a
+// booking would: a slot reserved for another insurance (or for one, when
+// the patient names none) is passed over, and offered to the next in line.
+// A slot gone is left to the offer, which finds it gone.
+func insuredFor(ctx context.Context, tx pgx.Tx, e WaitingEntry) (bool, error) {
+	var ok bool
+	err := tx.QueryRow(ctx, insuredSQL, e.SlotID, e.PatientID).Scan(&ok)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("waitlist: insurance: %w", err)
+	}
+	return ok, nil
 }

@@ -182,7 +182,9 @@ func closeUncovered(ctx context.Context, tx pgx.Tx, doctorID int64, starts []tim
 // insertSlotsSQL writes many slots in one statement. Each planned slot is
 // looked at first: one that exists at the same start is kept as it is
 // (whatever its length, capacity or bookings); one that would overlap
-// another slot of its doctor is blocked; the others are inserted, with ON
+// another slot of its doctor is blocked; the others are inserted (closed as
+// a practice's block closes them when the practice blocked their day before
+// they were written), with ON
 // CONFLICT as the guard against a concurrent writer of the same start.
 var insertSlotsSQL = `
 WITH p AS (
@@ -193,8 +195,12 @@ WITH p AS (
            ` + overlaps + ` AS blocked
     FROM p
 ), ins AS (
-    INSERT INTO time_slot (doctor_id, start_at, end_at, capacity, opens_at, insurance)
-    SELECT doctor_id, start_at, end_at, capacity, opens_at, NULLIF(insurance, '') FROM c WHERE NOT kept AND NOT blocked
+    INSERT INTO time_slot (doctor_id, start_at, end_at, capacity, opens_at, insurance, blocked_opens_at)
+    SELECT doctor_id, start_at, end_at, capacity, CASE WHEN day_blocked THEN 'infinity' ELSE opens_at END,
+           NULLIF(insurance, ''), CASE WHEN day_blocked THEN opens_at END
+    FROM (SELECT c.*, EXISTS (SELECT 1 FROM blocked_day d WHERE d.doctor_id = c.doctor_id
+                              AND d.from_at <= c.start_at AND d.to_at > c.start_at) AS day_blocked
+          FROM c WHERE NOT kept AND NOT blocked) AS n
     ON CONFLICT (doctor_id, start_at) DO NOTHING
     RETURNING 1
 )
