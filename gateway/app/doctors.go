@@ -23,3 +23,20 @@ func (c doctorClient) PutDoctor(ctx context.Context, d shared.Doctor) (shared.Do
 		func(r shared.DoctorResult) (shared.Code, string) { return r.Code, r.Detail })
 	return res.Doctor, err
 }
+
+// Practices is the gateway's side of the practice request-reply: a
+// practice travels to a booker on the doctors' subject.
+func (a *App) Practices() gateway.PracticeWriter {
+	return doctorClient{a.bookerClient(shared.DoctorSubject)}
+}
+
+// PutPractice implements gateway.PracticeWriter.
+func (c doctorClient) PutPractice(ctx context.Context, p shared.Practice) (shared.Practice, error) {
+	res, err := ask(ctx, c.bookerClient, "practice", "put the practice again",
+		shared.DoctorRequest{V: shared.Version, Practice: &p},
+		func(r shared.DoctorResult) (shared.Code, string) { return r.Code, r.Detail })
+	if err != nil || res.Practice == nil {
+		return shared.Practice{}, err
+	}
+	return *res.Practice, nil
+}

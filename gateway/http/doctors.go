@@ -16,33 +16,15 @@ import (
 	"termin/shared"
 )
 
-// maxDoctors bounds the list of doctors; a practice group has far fewer.
-const maxDoctors = 1000
-
-// maxDoctorBody bounds a doctor's body: two fields of 200 characters.
+// maxDoctorBody bounds a doctor's body: a few fields of at most 300
+// characters.
 const maxDoctorBody = 4096
 
 var errDoctorsNotAdmin = shared.NewError(shared.CodeForbidden, "changing a doctor needs an admin token")
 
-// listDoctors is GET /api/doctors: every doctor with a name on record, by
-// id (at most maxDoctors). Any valid token may read it.
-func (s *Server) listDoctors(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
-	c, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	list, err := s.reads.Doctors(c, maxDoctors)
-	if err != nil {
-		s.fail(ctx, err)
-		return
-	}
-	out := wire.DoctorsJSON{Doctors: make([]wire.DoctorJSON, 0, len(list))}
-	for _, d := range list {
-		out.Doctors = append(out.Doctors, wire.DoctorJSON{ID: d.ID, Name: d.Name, Specialty: d.Specialty, Address: d.Address, PracticeID: d.PracticeID})
-	}
-	wire.WriteJSON(ctx, fasthttp.StatusOK, out)
-}
-
-// putDoctor is PUT /api/doctors/{doctorId} (admin) with {"name","specialty"}:
-// a booker stores them and the answer is the doctor as stored.
+// putDoctor is PUT /api/doctors/{doctorId} (admin) with {"name","specialty",
+// "practiceId"}: a booker stores them and the answer is the doctor as stored,
+// its specialty as a code.
 func (s *Server) putDoctor(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	if !who.Admin {
 		s.fail(ctx, errDoctorsNotAdmin)
@@ -76,7 +58,7 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 		return shared.Doctor{}, gateway.ErrPayloadTooLarge
 	}
 	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '{' {
-		return shared.Doctor{}, wire.Invalid(`the body must be a JSON object like {"name":"Dr. Weber","specialty":"Allgemeinmedizin"}`)
+		return shared.Doctor{}, wire.Invalid(`the body must be a JSON object like {"name":"Dr. Weber","specialty":"allgemeinmedizin","practiceId":1}`)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -95,6 +77,10 @@ func parseDoctor(id int64, body []byte) (shared.Doctor, error) {
 	if b.Name == nil {
 		return shared.Doctor{}, wire.Invalid("the body must have a name")
 	}
-	d := shared.Doctor{ID: id, Name: *b.Name, Specialty: b.Specialty, Address: b.Address, PracticeID: b.PracticeID}
+	code, ok := shared.SpecialtyCode(b.Specialty)
+	if !ok {
+		return shared.Doctor{}, wire.Invalid("specialty must be a code (or its German or English name) GET /api/specialties lists")
+	}
+	d := shared.Doctor{ID: id, Name: *b.Name, Specialty: code, Address: b.Address, PracticeID: b.PracticeID}
 	return d, d.Validate()
 }

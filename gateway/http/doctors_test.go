@@ -13,7 +13,7 @@ import (
 func TestListDoctors(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expectJSON(t, e.do(t, req{method: "GET", path: "/api/doctors"}), 200,
-		`{"doctors":[{"id":42,"name":"Dr. Weber","specialty":"Allgemeinmedizin"}]}`)
+		`{"doctors":[{"id":42,"name":"Dr. Weber","specialty":"Allgemeinmedizin","practice":{"id":0,"name":"","street":"","postcode":"","city":""},"nextFree":[]}]}`)
 	e.reads.doctors = nil
 	expectJSON(t, e.do(t, req{method: "GET", path: "/api/doctors"}), 200, `{"doctors":[]}`)
 }
@@ -37,7 +37,7 @@ func TestPutDoctor(t *testing.T) {
 	e := newEnv(t, envOptions{secret: secret})
 	admin := e.bearer(t, "ops", "admin")
 	r := srv.do(t, req{method: "PUT", path: "/api/doctors/42", body: `{"name":"Dr. Weber","specialty":"Kardiologie"}`, header: admin})
-	expectJSON(t, r, 200, `{"id":42,"name":"Dr. Weber","specialty":"Kardiologie"}`)
+	expectJSON(t, r, 200, `{"id":42,"name":"Dr. Weber","specialty":"kardiologie"}`)
 	tests := []struct {
 		name, path, body string
 		header           map[string]string
@@ -47,6 +47,7 @@ func TestPutDoctor(t *testing.T) {
 		{"patient token", "/api/doctors/42", `{"name":"X"}`, e.bearer(t, "77", "patient"), 403, "FORBIDDEN"},
 		{"bad id", "/api/doctors/0", `{"name":"X"}`, admin, 400, "INVALID_REQUEST"},
 		{"no name", "/api/doctors/42", `{"specialty":"X"}`, admin, 400, "INVALID_REQUEST"},
+		{"unknown specialty", "/api/doctors/42", `{"name":"X","specialty":"Astrologie"}`, admin, 400, "INVALID_REQUEST"},
 		{"empty name", "/api/doctors/42", `{"name":" "}`, admin, 400, "INVALID_REQUEST"},
 		{"name too long", "/api/doctors/42", `{"name":"` + strings.Repeat("a", 201) + `"}`, admin, 400, "INVALID_REQUEST"},
 		{"control character", "/api/doctors/42", `{"name":"Dr.\nWeber"}`, admin, 400, "INVALID_REQUEST"},

@@ -106,6 +106,8 @@ type fakeReads struct {
 	appts   map[int64]gateway.Appointment
 	doctors map[int64]gateway.Doctor
 	err     error
+	mu      sync.Mutex
+	queries []gateway.DoctorQuery // the searches asked for
 }
 
 // PatientAppointments lists the patient's appointments by id, up to limit.
@@ -123,16 +125,21 @@ func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limi
 	return out[:min(len(out), limit)], nil
 }
 
-func (f *fakeReads) Doctors(_ context.Context, limit int) ([]gateway.Doctor, error) {
+func (f *fakeReads) FindDoctors(_ context.Context, q gateway.DoctorQuery) ([]gateway.FoundDoctor, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []gateway.Doctor
+	f.mu.Lock()
+	f.queries = append(f.queries, q)
+	f.mu.Unlock()
+	var out []gateway.FoundDoctor
 	for _, d := range f.doctors {
-		out = append(out, d)
+		if d.ID > q.After {
+			out = append(out, gateway.FoundDoctor{Doctor: d, Practice: shared.Practice{ID: d.PracticeID}})
+		}
 	}
-	slices.SortFunc(out, func(a, b gateway.Doctor) int { return cmp.Compare(a.ID, b.ID) })
-	return out[:min(len(out), limit)], nil
+	slices.SortFunc(out, func(a, b gateway.FoundDoctor) int { return cmp.Compare(a.Doctor.ID, b.Doctor.ID) })
+	return out[:min(len(out), q.Limit)], nil
 }
 
 func (f *fakeReads) Doctor(_ context.Context, id int64) (gateway.Doctor, bool, error) {
@@ -181,13 +188,14 @@ type env struct {
 
 // options of newEnv. Without a secret authentication is disabled.
 type envOptions struct {
-	secret   []byte
-	ready    func(context.Context) error
-	issuer   string
-	audience string
-	waitlist gateway.Waitlist
-	doctors  gateway.DoctorWriter
-	known    gateway.KnownDoctors
+	secret    []byte
+	ready     func(context.Context) error
+	issuer    string
+	audience  string
+	waitlist  gateway.Waitlist
+	doctors   gateway.DoctorWriter
+	practices gateway.PracticeWriter
+	known     gateway.KnownDoctors
 	// provider verifies an OpenID provider's tokens beside the secret's;
 	// clientID is the pages' client there.
 	provider *oidc.Verifier
@@ -230,7 +238,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 		Audience: opts.audience, Provider: opts.provider}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
-		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors,
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors, Practices: opts.practices,
 		KnownDoctors: opts.known, People: e.people, SignIn: gwhttp.SignIn{ClientID: opts.clientID},
 	})
 	if err != nil {

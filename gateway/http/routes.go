@@ -42,6 +42,8 @@ const (
 	routeDoctorBlock
 	routeDoctorUnblock
 	routeAttendance
+	routeSpecialties
+	routePractice
 	numRoutes
 )
 
@@ -75,7 +77,7 @@ var routes = [numRoutes]route{
 	routeWeb:           {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: wire.MaxBookingBody, post: (*Server).reschedule},
-	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).listDoctors},
+	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).findDoctors},
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
@@ -88,6 +90,8 @@ var routes = [numRoutes]route{
 	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Block)},
 	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Unblock)},
 	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: attendance},
+	routeSpecialties:   {pattern: "/api/specialties", allow: "GET, HEAD", api: true, get: (*Server).listSpecialties},
+	routePractice:      {pattern: "/api/practices/{id}", allow: "PUT", api: true, maxBody: maxPracticeBody, put: (*Server).putPractice},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send
@@ -106,6 +110,7 @@ var (
 	appointmentsSuffix = []byte("/appointments")
 	blockSuffix        = []byte("/block")
 	unblockSuffix      = []byte("/unblock")
+	practicePrefix     = []byte("/api/practices/")
 )
 
 // matchRoute finds the route of a (decoded, normalised) path and its variable
@@ -132,6 +137,11 @@ func matchRoute(path []byte) (routeID, []byte) {
 		return routePatientExport, nil
 	case "/api/patients/me/access-log":
 		return routePatientAccessLog, nil
+	case "/api/specialties":
+		return routeSpecialties, nil
+	}
+	if id, ok := bytes.CutPrefix(path, practicePrefix); ok && isSegment(id) {
+		return routePractice, id
 	}
 	if id, ok := bytes.CutPrefix(path, waitlistPrefix); ok && isSegment(id) {
 		return routeWaitlistEntry, id

@@ -50,6 +50,9 @@ type Config struct {
 	Waitlist gateway.Waitlist
 	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
 	Doctors gateway.DoctorWriter
+	// Practices stores practices' addresses; nil answers PUT
+	// /api/practices/{id} 503.
+	Practices gateway.PracticeWriter
 	// People carries the patients' and practices' writes to a booker, and
 	// PeopleReads reads profiles, exports and a doctor's day; nil answers
 	// their routes 503.
@@ -89,23 +92,24 @@ type SignIn struct {
 // Server is the gateway's HTTP front. It holds no per-request state, so one
 // Server answers any number of connections concurrently.
 type Server struct {
-	bookings gateway.Bookings
-	reads    gateway.Reads
-	plans    gateway.Schedules
-	waitlist gateway.Waitlist
-	doctors  gateway.DoctorWriter
-	known    gateway.KnownDoctors
-	ready    func(ctx context.Context) error
-	tokens   *auth.Authenticator
-	log      *slog.Logger
-	metrics  *metrics
-	pages    pages
-	clock    shared.Clock
-	patients *people.Patients
-	practice *people.Practice
-	signIn   signIn
-	scrape   fasthttp.RequestHandler
-	srv      *fasthttp.Server
+	bookings  gateway.Bookings
+	reads     gateway.Reads
+	plans     gateway.Schedules
+	waitlist  gateway.Waitlist
+	doctors   gateway.DoctorWriter
+	practices gateway.PracticeWriter
+	known     gateway.KnownDoctors
+	ready     func(ctx context.Context) error
+	tokens    *auth.Authenticator
+	log       *slog.Logger
+	metrics   *metrics
+	pages     pages
+	clock     shared.Clock
+	patients  *people.Patients
+	practice  *people.Practice
+	signIn    signIn
+	scrape    fasthttp.RequestHandler
+	srv       *fasthttp.Server
 }
 
 // NewServer checks cfg and registers the gateway's metrics on cfg.Registry.
@@ -136,17 +140,18 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		bookings: cfg.Bookings,
-		reads:    cfg.Reads,
-		plans:    cfg.Schedules,
-		waitlist: cfg.Waitlist,
-		doctors:  cfg.Doctors,
-		known:    cfg.KnownDoctors,
-		ready:    cfg.Ready,
-		tokens:   tokens,
-		log:      cfg.Logger,
-		metrics:  m,
-		clock:    cfg.Clock,
+		bookings:  cfg.Bookings,
+		reads:     cfg.Reads,
+		plans:     cfg.Schedules,
+		waitlist:  cfg.Waitlist,
+		doctors:   cfg.Doctors,
+		practices: cfg.Practices,
+		known:     cfg.KnownDoctors,
+		ready:     cfg.Ready,
+		tokens:    tokens,
+		log:       cfg.Logger,
+		metrics:   m,
+		clock:     cfg.Clock,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,

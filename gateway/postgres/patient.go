@@ -66,21 +66,3 @@ func (r *Reader) Doctor(ctx context.Context, id int64) (gateway.Doctor, bool, er
 	return d, err == nil && d.ID != 0, err
 }
 
-// Doctors returns up to limit doctors by id.
-func (r *Reader) Doctors(ctx context.Context, limit int) ([]gateway.Doctor, error) {
-	return retry(ctx, func(ctx context.Context) ([]gateway.Doctor, error) {
-		rows, err := r.pool.Query(ctx, `SELECT id, name, specialty, address, practice_id FROM doctor ORDER BY id LIMIT $1`, limit)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: doctors: %w", err)
-		}
-		list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (gateway.Doctor, error) {
-			var d gateway.Doctor
-			err := row.Scan(&d.ID, &d.Name, &d.Specialty, &d.Address, &d.PracticeID)
-			return d, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("postgres: doctors: %w", err)
-		}
-		return list, nil
-	})
-}
