@@ -26,7 +26,8 @@ CREATE TABLE practice (
     city_key   TEXT        GENERATED ALWAYS AS (termin_fold(city)) STORED,
     updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
 );
-CREATE INDEX ix_practice_postcode ON practice (postcode text_pattern_ops);
+-- Postcodes compare byte by byte, so that a prefix is a range of the index.
+CREATE INDEX ix_practice_postcode ON practice ((postcode COLLATE "C"));
 CREATE INDEX ix_practice_city ON practice (city_key);
 
 -- Doctors are found by their folded name and their specialty's code; the
