@@ -65,4 +65,3 @@ func (r *Reader) Doctor(ctx context.Context, id int64) (gateway.Doctor, bool, er
 	})
 	return d, err == nil && d.ID != 0, err
 }
-
