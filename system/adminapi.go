@@ -22,8 +22,15 @@ type adminAPI struct {
 // PutDoctor implements gateway.DoctorWriter.
 func (a *adminAPI) PutDoctor(ctx context.Context, d shared.Doctor) (shared.Doctor, error) {
 	var out shared.Doctor
-	body := map[string]string{"name": d.Name, "specialty": d.Specialty}
+	body := map[string]any{"name": d.Name, "specialty": d.Specialty, "practiceId": d.PracticeID}
 	return out, a.put(ctx, "/api/doctors/"+strconv.FormatInt(d.ID, 10), body, &out)
+}
+
+// PutPractice implements gateway.PracticeWriter.
+func (a *adminAPI) PutPractice(ctx context.Context, p shared.Practice) (shared.Practice, error) {
+	var out shared.Practice
+	body := map[string]string{"name": p.Name, "street": p.Street, "postcode": p.Postcode, "city": p.City}
+	return out, a.put(ctx, "/api/practices/"+strconv.FormatInt(p.ID, 10), body, &out)
 }
 
 // PutSchedule implements gateway.Schedules.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -18,11 +19,16 @@ func TestDoctorsAndTheSlotList(t *testing.T) {
 		t.Fatalf("PUT doctor = %d %v", put.status, put.body)
 	}
 	s.mustDo("PUT", "/api/doctors/7", "", []byte(`{"name":"Dr. Adler"}`))
-	s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":"Dr. Weber","specialty":"Kardiologie","address":"Hauptstraße 1, Berlin","practiceId":2}`))
+	s.mustDo("PUT", "/api/practices/2", "", []byte(`{"name":"Praxis Mitte","street":"Hauptstraße 1","postcode":"10115","city":"Berlin"}`))
+	s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":"Dr. Weber","specialty":"Kardiologie","practiceId":2}`))
 	list := s.mustDo("GET", "/api/doctors", "", nil)
-	if got := fmt.Sprint(list.body["doctors"]); got != "[map[id:7 name:Dr. Adler practiceId:1 specialty:] "+
-		"map[address:Hauptstraße 1, Berlin id:42 name:Dr. Weber practiceId:2 specialty:Kardiologie]]" {
+	if got := fmt.Sprint(list.body["doctors"]); got != "[map[id:7 name:Dr. Adler nextFree:[] practice:map[city: id:1 name: postcode: street:] specialty:] "+
+		"map[id:42 name:Dr. Weber nextFree:[] practice:map[city:Berlin id:2 name:Praxis Mitte postcode:10115 street:Hauptstraße 1] specialty:kardiologie]]" {
 		t.Errorf("doctors = %s", got)
+	}
+	found := s.mustDo("GET", "/api/doctors?specialty=kardiologie&city=berlin&q=weber", "", nil)
+	if got := fmt.Sprint(found.body["doctors"]); found.status != 200 || !strings.Contains(got, "id:42") || strings.Contains(got, "id:7") {
+		t.Errorf("search = %d %s, want doctor 42 alone", found.status, got)
 	}
 	if bad := s.mustDo("PUT", "/api/doctors/42", "", []byte(`{"name":""}`)); bad.status != 400 || bad.code() != "INVALID_REQUEST" {
 		t.Errorf("empty name = %d %v", bad.status, bad.body)
@@ -36,7 +42,7 @@ func TestDoctorsAndTheSlotList(t *testing.T) {
 	}
 	slots := s.mustDo("GET", "/api/doctors/42/slots?date="+day.Format(time.DateOnly), "", nil)
 	doctor, _ := slots.body["doctor"].(map[string]any)
-	if slots.status != http.StatusOK || doctor["name"] != "Dr. Weber" || doctor["specialty"] != "Kardiologie" {
+	if slots.status != http.StatusOK || doctor["name"] != "Dr. Weber" || doctor["specialty"] != "kardiologie" {
 		t.Errorf("slot list = %d %v, want doctor Dr. Weber", slots.status, slots.body)
 	}
 	items, _ := slots.body["slots"].([]any)

@@ -19,7 +19,7 @@ func (a *App) putDoctor(m *nats.Msg) {
 		res.Code, res.Detail = shared.CodeInvalidRequest, "malformed doctor request"
 	case req.Practice != nil:
 		res = a.putPractice(*req.Practice)
-	case req.Doctor.Validate() != nil:
+	case !normaliseSpecialty(&req.Doctor) || req.Doctor.Validate() != nil:
 		res.Code, res.Detail = shared.CodeInvalidRequest, req.Doctor.Validate().Error()
 	default:
 		ctx, cancel := context.WithTimeout(context.Background(), applyTimeout)
@@ -65,4 +65,13 @@ func (a *App) answer(m *nats.Msg, res shared.DoctorResult) {
 	if err != nil {
 		a.cfg.Logger.Warn("doctor: answering a request failed", "err", err)
 	}
+}
+
+// normaliseSpecialty stores a specialty named by its German or English name
+// as its code, as the gateway does, for a request that did not pass one.
+func normaliseSpecialty(d *shared.Doctor) bool {
+	if code, ok := shared.SpecialtyCode(d.Specialty); ok {
+		d.Specialty = code
+	}
+	return true
 }
