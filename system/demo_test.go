@@ -58,6 +58,9 @@ func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	if named := count(`SELECT count(*) FROM doctor WHERE name LIKE 'Dr. %' AND specialty <> ''`); named != 5 {
 		t.Errorf("%d demo doctors with a name and a specialty, want 5", named)
 	}
+	if found := count(`SELECT count(*) FROM doctor d JOIN practice p ON p.id = d.practice_id WHERE p.city <> ''`); found != 5 {
+		t.Errorf("%d demo doctors in a practice with an address, want 5", found)
+	}
 	if err := system.SeedDemo(ctx, sys.Gateway.Schedules(), sys.Gateway.Doctors()); err != nil {
 		t.Fatal(err)
 	}
