@@ -59,7 +59,7 @@ func SearchSQL(q gateway.DoctorQuery, now time.Time) (string, []any) {
 	}
 	args = append(args, q.Limit)
 	sql := `WITH page AS (
-    SELECT d.id, d.name, d.specialty, d.practice_id, coalesce(p.name, '') AS practice_name,
+    SELECT d.id, d.name, d.specialty, d.address, d.practice_id, coalesce(p.name, '') AS practice_name,
            coalesce(p.street, '') AS street, coalesce(p.postcode, '') AS postcode, coalesce(p.city, '') AS city
     FROM doctor d LEFT JOIN practice p ON p.id = d.practice_id
     WHERE ` + strings.Join(where, " AND ") + `
@@ -101,7 +101,7 @@ func scanFound(row pgx.CollectableRow) (gateway.FoundDoctor, error) {
 	var ids []int64
 	var starts []time.Time
 	p := &f.Practice
-	err := row.Scan(&f.Doctor.ID, &f.Doctor.Name, &f.Doctor.Specialty, &f.Doctor.PracticeID,
+	err := row.Scan(&f.Doctor.ID, &f.Doctor.Name, &f.Doctor.Specialty, &f.Doctor.Address, &f.Doctor.PracticeID,
 		&p.Name, &p.Street, &p.Postcode, &p.City, &ids, &starts)
 	p.ID = f.Doctor.PracticeID
 	for i := range ids {

@@ -23,11 +23,13 @@ type FreeTimeJSON struct {
 
 // FoundDoctorJSON is one result of a search.
 type FoundDoctorJSON struct {
-	ID        int64          `json:"id"`
-	Name      string         `json:"name"`
-	Specialty string         `json:"specialty"`
-	Practice  PracticeJSON   `json:"practice"`
-	NextFree  []FreeTimeJSON `json:"nextFree"`
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Specialty string `json:"specialty"`
+	// Address is the doctor's own, where it differs from the practice's.
+	Address  string         `json:"address,omitempty"`
+	Practice PracticeJSON   `json:"practice"`
+	NextFree []FreeTimeJSON `json:"nextFree"`
 }
 
 // FoundDoctorsJSON is a page of a search; NextCursor is absent on the last.
@@ -40,7 +42,7 @@ type FoundDoctorsJSON struct {
 func FoundDoctors(list []gateway.FoundDoctor, next string) FoundDoctorsJSON {
 	out := FoundDoctorsJSON{Doctors: make([]FoundDoctorJSON, 0, len(list)), NextCursor: next}
 	for _, f := range list {
-		d := FoundDoctorJSON{ID: f.Doctor.ID, Name: f.Doctor.Name, Specialty: f.Doctor.Specialty,
+		d := FoundDoctorJSON{ID: f.Doctor.ID, Name: f.Doctor.Name, Specialty: f.Doctor.Specialty, Address: f.Doctor.Address,
 			Practice: PracticeJSON{ID: f.Practice.ID, Name: f.Practice.Name, Street: f.Practice.Street,
 				Postcode: f.Practice.Postcode, City: f.Practice.City},
 			NextFree: make([]FreeTimeJSON, 0, len(f.NextFree))}

@@ -215,13 +215,11 @@ window.Termin = (function () {
     show('book');
   }
 
-  async function loadDoctors() {
-    const r = await api.call('GET', '/api/doctors');
-    if (r.status === 401) return expired();
-    const list = r.ok && r.body && Array.isArray(r.body.doctors) ? r.body.doctors : null;
-    state.listed = !!(list && list.length);
-    state.doctors = list || [];
-    renderBooking();
+  // loadDoctors starts with the search: every doctor, then as the patient
+  // narrows it (search.js).
+  function loadDoctors() {
+    window.TerminSearch.loadSpecialties();
+    window.TerminSearch.load(false);
   }
 
   function chooseDoctor(d) {
@@ -288,10 +286,12 @@ window.Termin = (function () {
     const d = state.doctor;
     $('doctor-form').hidden = !!d || state.listed !== false;
     if (d) {
+      $('search-form').hidden = true;
+      hint('search-state', '');
       ul.appendChild(el('li', { class: 'chosen' }, [
         el('span', { class: 'stack' }, [
           el('span', { class: 'name', text: doctorName(d.id, d.name) }),
-          d.specialty ? el('span', { class: 'sub', text: d.specialty }) : null
+          d.specialty ? el('span', { class: 'sub', text: window.TerminSearch.specialtyName(d.specialty) }) : null
         ]),
         state.moving ? null : el('button', { type: 'button', class: 'link', text: t('change'), onclick: function () {
           state.doctor = null; state.slots = null; renderBooking(); $('doctor-title').setAttribute('tabindex', '-1'); $('doctor-title').focus();
@@ -299,13 +299,9 @@ window.Termin = (function () {
       ]));
       return;
     }
+    $('search-form').hidden = false;
     if (state.listed === null) ul.appendChild(el('li', { class: 'hint', text: t('doctorsLoading') }));
-    state.doctors.forEach(function (doc) {
-      ul.appendChild(el('li', {}, [el('button', { type: 'button', class: 'choice', 'data-doctor': doc.id, onclick: function () { chooseDoctor(doc); } }, [
-        el('span', { class: 'name', text: doc.name || t('doctorUnnamed', { id: doc.id }) }),
-        doc.specialty ? el('span', { class: 'sub', text: doc.specialty }) : null
-      ])]));
-    });
+    window.TerminSearch.render(ul);
   }
 
   function renderDays() {
@@ -365,7 +361,8 @@ window.Termin = (function () {
     state.chosen = { s: s, doctor: doctor, back: state.view };
     const d = state.doctors.find(function (x) { return x.id === doctor.id; }) || doctor;
     $('confirm-when').textContent = whenOf(s.startAt);
-    $('confirm-doctor').textContent = doctorName(doctor.id, doctor.name) + (d.specialty ? ' (' + d.specialty + ')' : '');
+    const spec = d.specialty ? window.TerminSearch.specialtyName(d.specialty) : '';
+    $('confirm-doctor').textContent = doctorName(doctor.id, doctor.name) + (spec ? ' (' + spec + ')' : '');
     $('confirm-address').textContent = d.address || '';
     $('confirm-address').hidden = $('confirm-address-label').hidden = !d.address;
     hint('confirm-note', state.moving ? t('reschedFor', { when: whenOf(state.moving.startAt) }) : '');
@@ -565,6 +562,6 @@ window.Termin = (function () {
   return {
     t: t, $: $, el: el, hint: hint, notice: notice, show: show, sleep: sleep, state: state,
     whenOf: whenOf, timeOf: timeOf, doctorName: doctorName, problemText: problemText,
-    expired: expired, openBooking: openBooking
+    expired: expired, openBooking: openBooking, pick: pick, chooseDoctor: chooseDoctor, renderBooking: renderBooking
   };
 })();
