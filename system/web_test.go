@@ -237,6 +237,10 @@ func TestPatientPage(t *testing.T) {
 		}
 	})
 
+	t.Run("finds a doctor by specialty and town and books a next free time", func(t *testing.T) {
+		searchToConfirm(t, w, browser)
+	})
+
 	t.Run("keeps the patient's details and consent, exports and erases them", func(t *testing.T) {
 		p := w.open(browser, 110)
 		p.click("#nav-profile")
