@@ -72,6 +72,10 @@ type Options struct {
 	RampStep     float64
 	StepDuration time.Duration
 	HugeCapacity int
+	// SearchShare is the share of the day scenario's reads that are
+	// searches (GET /api/doctors with a specialty and a place); the rest are
+	// slot lists. 0 means 0.5; negative, none.
+	SearchShare float64
 	// DayDoctors, DayDays and DaySlots shape the day scenario's clinic.
 	DayDoctors, DayDays, DaySlots int
 	// AllDoctors × AllSlots are the opening-all scenario's slots, a share
@@ -153,6 +157,10 @@ func (o Options) WithDefaults() Options {
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
 	}
+	if o.Scenario == ScenarioDay && o.SearchShare == 0 {
+		o.SearchShare = 0.5
+	}
+	o.SearchShare = max(o.SearchShare, 0)
 	if o.Scenario == ScenarioDay && o.ReadsRate == 0 {
 		o.ReadsRate = 50 * o.Rate // the day's mix: fifty reads per write
 	}

@@ -174,11 +174,17 @@ func (e *Engine) consume(attack string, results <-chan *vegeta.Result) {
 				code = readAnswer(res).code
 			}
 			e.stats.add(attack, http.MethodGet, res, code)
+			if isSearch(res.URL) {
+				e.stats.addKind("searches", res)
+			}
 			continue
 		}
 		e.answered(attack, res)
 	}
 }
+
+// isSearch tells a search (GET /api/doctors?…) from a slot list.
+func isSearch(url string) bool { return strings.Contains(url, "/api/doctors?") }
 
 // answered applies one booking answer: latency from the time the try was
 // due, the click settled, and its repeat scheduled if it is not decided.

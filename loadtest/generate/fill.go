@@ -18,8 +18,8 @@ func (e *Engine) Fill(r *loadtest.Report) { addStats(r, e.opts, e.stats, e.ledge
 
 // addStats fills the report from the engine's statistics and clicks.
 func addStats(r *loadtest.Report, o loadtest.Options, s *stats, clicks []click) {
-	offered := map[string]float64{"clicks": o.Rate, "reads": max(o.ReadsRate, 0)}
-	for _, name := range []string{"clicks", "repeats", "reads"} {
+	offered := map[string]float64{"clicks": o.Rate, "reads": max(o.ReadsRate, 0), "searches": max(o.ReadsRate, 0) * o.SearchShare}
+	for _, name := range []string{"clicks", "repeats", "reads", "searches"} {
 		if m := s.attacks[name]; m != nil {
 			r.Attacks = append(r.Attacks, attackLine(name, offered[name], m))
 		}

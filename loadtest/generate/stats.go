@@ -53,6 +53,15 @@ func newStats(began time.Time) *stats {
 		hist: &vegeta.Histogram{Buckets: latencyBuckets}}
 }
 
+// addKind counts one answer once more under a kind of its attack (the
+// searches among the reads), for its own latencies, not its own rate line
+// in the per-second series.
+func (s *stats) addKind(kind string, res *vegeta.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entry(s.attacks, kind).Add(res)
+}
+
 // add counts one answer under its attack and its outcome key ("POST 201",
 // "POST 409 SLOT_FULL", "GET 200", "POST error"); res.Latency must already
 // count from the time the request was due.

@@ -163,7 +163,9 @@ func streamText(name string) string {
 	case "repeats":
 		return "repeats (same key)"
 	case "reads":
-		return "reads (slot lists)"
+		return "reads (slot lists, searches)"
+	case "searches":
+		return "  of them searches"
 	}
 	return name
 }

@@ -21,6 +21,9 @@ func forgetDoctors(ctx context.Context, pool *pgxpool.Pool, r *loadtest.Report, 
 	defer cancel()
 	lo, hi := loadtest.EveryRunsDoctors()
 	tag, err := pool.Exec(ctx, `DELETE FROM doctor WHERE id BETWEEN $1 AND $2`, lo, hi)
+	if err == nil { // the day's practices take the doctors' ids
+		_, err = pool.Exec(ctx, `DELETE FROM practice WHERE id BETWEEN $1 AND $2`, lo, hi)
+	}
 	removed := "none were named"
 	if err != nil {
 		removed = "NOT removed after the run (" + err.Error() + ")"

@@ -60,19 +60,26 @@ func (w *sustained) Click(_ *rand.Rand, l *generate.Ledger, _ time.Time) (patien
 func (w *sustained) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
 
 // day spreads clicks over a whole clinic's fortnight, from a pool of
-// patients choosing at random, with reads of random doctors' days.
+// patients choosing at random, with reads of random doctors' days and, a
+// share search of them, searches by specialty and town.
 type day struct {
-	id    loadtest.IDs
-	n     int
-	slots []int64
-	reads []string
+	id     loadtest.IDs
+	n      int
+	slots  []int64
+	reads  []string
+	search float64
 }
 
 func (w *day) Click(rng *rand.Rand, _ *generate.Ledger, _ time.Time) (patient, slot int64) {
 	return w.id.Patient(rng.IntN(w.n)), w.slots[rng.IntN(len(w.slots))]
 }
 
-func (w *day) Read(rng *rand.Rand) string { return w.reads[rng.IntN(len(w.reads))] }
+func (w *day) Read(rng *rand.Rand) string {
+	if rng.Float64() < w.search {
+		return searchPath(rng)
+	}
+	return w.reads[rng.IntN(len(w.reads))]
+}
 
 // readPaths lists the slot-list reads of the given slots' doctors and days.
 func readPaths(slots []slot, zone *time.Location) []string {

@@ -56,7 +56,10 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options, id loa
 		for i, s := range slots {
 			all[i] = s.ID
 		}
-		p.load = &day{id: id, n: o.Patients, slots: all, reads: readPaths(slots, o.Zone)}
+		if err := seedDirectory(ctx, pool, id, o.DayDoctors); err != nil {
+			return nil, err
+		}
+		p.load = &day{id: id, n: o.Patients, slots: all, reads: readPaths(slots, o.Zone), search: o.SearchShare}
 	case loadtest.ScenarioOpeningAll:
 		p.load = newOpeningAll(o, id, slots, rand.New(rand.NewPCG(uint64(o.Seed), 3)))
 	default:
