@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed
+.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed loadtest-day
 
 build:
 	@mkdir -p bin
@@ -106,6 +106,14 @@ run-deployed: build-deployed
 loadtest-deployed: build
 	./bin/loadtest -scenario opening-all -rate $(or $(LOADTEST_RATE),1000) -duration 20s -impatient -1 $(LOADTEST_FLAGS)
 	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
+
+# The clinic's fortnight at 50 reads per click against a running `make
+# run-deployed`: 2,000 doctors x 40 slots x 14 days, LOADTEST_RATE clicks/s
+# (default 20) and fifty times as many reads, half of them searches (a
+# specialty in a town), half slot lists. The report gives the reads' and the
+# searches' latencies and each process's CPU.
+loadtest-day: build
+	./bin/loadtest -scenario day -rate $(or $(LOADTEST_RATE),20) -duration 60s $(LOADTEST_FLAGS)
 
 # Stops a `make run` of this directory from another shell, and the private
 # PostgreSQL cluster under .data/ if a killed run left it running.

@@ -174,6 +174,11 @@ func addCPU(ctx context.Context, r *loadtest.Report, pool *pgxpool.Pool, id load
 		return fmt.Errorf("count confirmed bookings: %w", err)
 	}
 	r.CPU = m.meter.report(confirmed)
+	for _, a := range r.Attacks {
+		if a.Name == "reads" {
+			r.CPU.Reads = int(a.Answered)
+		}
+	}
 	crossCheck(r.CPU, m.before, m.after)
 	return nil
 }
