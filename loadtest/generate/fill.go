@@ -32,6 +32,11 @@ func addStats(r *loadtest.Report, o loadtest.Options, s *stats, clicks []click) 
 	for key, a := range s.methods {
 		r.Answers = append(r.Answers, latencyLine(key, a.n, a.lat))
 	}
+	for _, name := range []string{"reads", "searches"} { // every read, then the searches among them
+		if m := s.attacks[name]; m != nil && s.attacks["searches"] != nil {
+			r.Answers = append(r.Answers, latencyLine("GET "+name, int(m.Requests), m.Latencies))
+		}
+	}
 	slices.SortStableFunc(r.Answers, func(a, b loadtest.LatencyLine) int { return strings.Compare(a.Key, b.Key) })
 	count := map[string]int{}
 	for _, c := range clicks {

@@ -43,7 +43,6 @@ func writeCPU(tw *tabwriter.Writer, c *CPUReport) {
 	for _, l := range c.Processes {
 		cpuLine(tw, l)
 	}
-	writePerRead(tw, c)
 	fmt.Fprintf(tw, "TOTAL\t\t%.2f\t%.2f\t%.0f\n", c.TotalSeconds, c.TotalSeconds/max(c.WindowSeconds, 1e-9), c.TotalUSPerBooking)
 	for _, l := range c.PostgresBackends {
 		l.Process = "  of which " + l.Process
@@ -56,6 +55,7 @@ func writeCPU(tw *tabwriter.Writer, c *CPUReport) {
 		l.Process = "cross-check: " + l.Process
 		cpuLine(tw, l)
 	}
+	writePerRead(tw, c)
 }
 
 // writePerRead charges each process's CPU to the reads answered, when the
