@@ -76,6 +76,13 @@ type Options struct {
 	// searches (GET /api/doctors with a specialty and a place); the rest are
 	// slot lists. 0 means 0.5; negative, none.
 	SearchShare float64
+	// BurstAfter, when positive, runs the popular doctor's 7:00 burst inside
+	// the day scenario: BurstAfter into the load, for BurstFor, new clicks
+	// come at BurstRate on that doctor's slots (SingleSlots and GroupSlots,
+	// open for booking) instead of at Rate over the fortnight, while the
+	// reads go on; the report gives the reads' latencies during the burst.
+	BurstAfter, BurstFor time.Duration
+	BurstRate            float64
 	// DayDoctors, DayDays and DaySlots shape the day scenario's clinic.
 	DayDoctors, DayDays, DaySlots int
 	// AllDoctors × AllSlots are the opening-all scenario's slots, a share
@@ -157,6 +164,8 @@ func (o Options) WithDefaults() Options {
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
 	}
+	Default(&o.BurstFor, 10*time.Second)
+	Default(&o.BurstRate, 5_000)
 	if o.Scenario == ScenarioDay && o.SearchShare == 0 {
 		o.SearchShare = 0.5
 	}

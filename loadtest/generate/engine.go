@@ -177,11 +177,18 @@ func (e *Engine) consume(attack string, results <-chan *vegeta.Result) {
 			if isSearch(res.URL) {
 				e.stats.addKind("searches", res)
 			}
+			if since := res.Timestamp.Sub(e.stats.began); e.opts.BurstAfter > 0 &&
+				since >= e.opts.BurstAfter && since < e.opts.BurstAfter+e.opts.BurstFor {
+				e.stats.addKind(BurstReads, res)
+			}
 			continue
 		}
 		e.answered(attack, res)
 	}
 }
+
+// BurstReads names the reads sent while the day's burst ran.
+const BurstReads = "reads during the burst"
 
 // isSearch tells a search (GET /api/doctors?…) from a slot list.
 func isSearch(url string) bool { return strings.Contains(url, "/api/doctors?") }

@@ -32,8 +32,9 @@ func addStats(r *loadtest.Report, o loadtest.Options, s *stats, clicks []click) 
 	for key, a := range s.methods {
 		r.Answers = append(r.Answers, latencyLine(key, a.n, a.lat))
 	}
-	for _, name := range []string{"reads", "searches"} { // every read, then the searches among them
-		if m := s.attacks[name]; m != nil && s.attacks["searches"] != nil {
+	kinds := s.attacks["searches"] != nil || s.attacks[BurstReads] != nil
+	for _, name := range []string{"reads", "searches", BurstReads} { // every read, then kinds of them
+		if m := s.attacks[name]; m != nil && kinds {
 			r.Answers = append(r.Answers, latencyLine("GET "+name, int(m.Requests), m.Latencies))
 		}
 	}

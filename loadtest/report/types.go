@@ -7,12 +7,12 @@ import "time"
 // time does not depend on how the cores are shared, so it is the figure by
 // which changes to the path can be compared on a busy machine.
 type CPUReport struct {
-	WindowSeconds     float64   `json:"windowSeconds"`
-	Confirmed         int       `json:"confirmedBookings"`
+	WindowSeconds float64 `json:"windowSeconds"`
+	Confirmed     int     `json:"confirmedBookings"`
 	// Reads are the reads (slot lists, searches) answered in the run; where
 	// they are most of the work (the day), each process's CPU is given per
 	// read too, the bookings' included.
-	Reads int `json:"readsAnswered,omitempty"`
+	Reads             int       `json:"readsAnswered,omitempty"`
 	Processes         []CPULine `json:"processes"`
 	TotalSeconds      float64   `json:"totalCpuSeconds"`
 	TotalUSPerBooking float64   `json:"totalUsPerBooking"`

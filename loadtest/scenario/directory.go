@@ -53,3 +53,25 @@ func searchPath(rng *rand.Rand) string {
 	q.Set("city", fmt.Sprintf("Laststadt %d", rng.IntN(searchCities)))
 	return "/api/doctors?" + q.Encode()
 }
+
+// prepareDay names the fortnight's doctors and builds the day's load: clicks
+// over the fortnight, and over the popular doctor's slots during the burst
+// (with its pacer), reads of the fortnight's days and searches.
+func prepareDay(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options, id loadtest.IDs, p *prepared) error {
+	if err := seedDirectory(ctx, pool, id, o.DayDoctors); err != nil {
+		return err
+	}
+	popular, fortnight := split(p.slots, id.Doctor(o.DayDoctors))
+	all := make([]int64, len(fortnight))
+	for i, s := range fortnight {
+		all[i] = s.ID
+	}
+	w := &day{id: id, n: o.Patients, slots: all, reads: readPaths(fortnight, o.Zone), search: o.SearchShare}
+	if o.BurstAfter > 0 {
+		w.popular = popular
+		w.burst = burstWindow{from: o.BurstAfter, to: o.BurstAfter + o.BurstFor}
+		p.pacer = burstPacer{base: o.Rate, burst: o.BurstRate, from: w.burst.from, to: w.burst.to}
+	}
+	p.load = w
+	return nil
+}

@@ -68,9 +68,21 @@ type day struct {
 	slots  []int64
 	reads  []string
 	search float64
+	// burst is when the popular doctor's slots (popular) take the clicks,
+	// from the first click (start).
+	burst   burstWindow
+	popular []int64
+	start   time.Time
+	cursor  int
 }
 
-func (w *day) Click(rng *rand.Rand, _ *generate.Ledger, _ time.Time) (patient, slot int64) {
+func (w *day) Click(rng *rand.Rand, l *generate.Ledger, now time.Time) (patient, slot int64) {
+	if w.start.IsZero() {
+		w.start = now
+	}
+	if len(w.popular) > 0 && w.burst.holds(now.Sub(w.start)) {
+		return popularClick(rng, l, now, w.id, w.n, &w.cursor, w.popular)
+	}
 	return w.id.Patient(rng.IntN(w.n)), w.slots[rng.IntN(len(w.slots))]
 }
 

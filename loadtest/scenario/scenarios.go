@@ -52,14 +52,9 @@ func prepare(ctx context.Context, pool *pgxpool.Pool, o loadtest.Options, id loa
 		p.pacer = steps
 		p.knee = &kneeWatch{pool: pool, slot: own[0], pacer: steps}
 	case loadtest.ScenarioDay:
-		all := make([]int64, len(slots))
-		for i, s := range slots {
-			all[i] = s.ID
-		}
-		if err := seedDirectory(ctx, pool, id, o.DayDoctors); err != nil {
+		if err := prepareDay(ctx, pool, o, id, p); err != nil {
 			return nil, err
 		}
-		p.load = &day{id: id, n: o.Patients, slots: all, reads: readPaths(slots, o.Zone), search: o.SearchShare}
 	case loadtest.ScenarioOpeningAll:
 		p.load = newOpeningAll(o, id, slots, rand.New(rand.NewPCG(uint64(o.Seed), 3)))
 	default:
@@ -78,18 +73,29 @@ func grids(o loadtest.Options, opensAt time.Time) []grid {
 	case loadtest.ScenarioSustained:
 		return []grid{{doctors: 1, days: 1, perDay: 1, capacity: fixed(o.HugeCapacity)}, readers}
 	case loadtest.ScenarioDay:
-		return []grid{{doctors: o.DayDoctors, days: o.DayDays, perDay: o.DaySlots, capacity: fixed(1)}}
+		fortnight := grid{doctors: o.DayDoctors, days: o.DayDays, perDay: o.DaySlots, capacity: fixed(1)}
+		if o.BurstAfter <= 0 {
+			return []grid{fortnight}
+		}
+		popular := popularGrid(o, time.Time{})
+		popular.firstDoctor = o.DayDoctors // after the fortnight's doctors
+		return []grid{fortnight, popular}
 	case loadtest.ScenarioOpeningAll:
 		return []grid{{doctors: o.AllDoctors, days: 1, perDay: o.AllSlots,
 			capacity: share(o.GroupShare, o.GroupCapacity), opens: opensAt}}
 	}
-	popular := grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, opens: opensAt, capacity: func(k int) int {
+	return []grid{popularGrid(o, opensAt), readers}
+}
+
+// popularGrid is the popular doctor's 40 slots (30 of one place, 10 of
+// ten by default), opening at opensAt.
+func popularGrid(o loadtest.Options, opensAt time.Time) grid {
+	return grid{doctors: 1, days: 1, perDay: o.SingleSlots + o.GroupSlots, opens: opensAt, capacity: func(k int) int {
 		if k < o.SingleSlots {
 			return 1
 		}
 		return o.GroupCapacity
 	}}
-	return []grid{popular, readers}
 }
 
 func constant(rate float64) vegeta.ConstantPacer {
