@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -31,13 +32,19 @@ import (
 // maxBody bounds a booking's body, as the contract's 4 KiB.
 const maxBody = 4 << 10
 
-// Server answers POST /api/appointments as the seed's BookingService does.
+// Server answers POST /api/appointments as the seed's BookingService does,
+// and the seed's reads (reads.go), through a Cache when it has one.
 type Server struct {
-	db *pgxpool.Pool
+	db    *pgxpool.Pool
+	cache *Cache
 }
 
 // New returns the seed's booking endpoint over the given pool.
 func New(db *pgxpool.Pool) *Server { return &Server{db: db} }
+
+// NewWithCache returns the seed's booking endpoint and its reads, cached in
+// Redis as the seed's section 6.1 describes.
+func NewWithCache(db *pgxpool.Pool, c *Cache) *Server { return &Server{db: db, cache: c} }
 
 // Appointment is the answer's body, in the contract's field names.
 type Appointment struct {
@@ -55,6 +62,10 @@ type request struct {
 
 // ServeHTTP validates the request and books it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/doctors") {
+		s.serveRead(w, r)
+		return
+	}
 	if r.URL.Path != "/api/appointments" {
 		problem(w, http.StatusNotFound, "NOT_FOUND")
 		return
@@ -76,6 +87,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a, created, err := s.Book(r.Context(), req.SlotID, req.PatientID, key)
+	if created {
+		s.forgetDay(r.Context(), req.SlotID)
+	}
 	s.answer(w, a, created, err)
 }
 
@@ -122,12 +136,17 @@ func validKey(k string) bool {
 // ctx ends. It returns the base URL once the listener is open, and a function
 // that waits for the server to stop.
 func Serve(ctx context.Context, addr string, db *pgxpool.Pool) (url string, wait func(), err error) {
+	return ServeHandler(ctx, addr, New(db))
+}
+
+// ServeHandler is Serve for a server made by New or NewWithCache.
+func ServeHandler(ctx context.Context, addr string, h http.Handler) (url string, wait func(), err error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: New(db), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		WriteTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 	done := make(chan struct{})
 	go func() {
