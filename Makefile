@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed loadtest-day
+.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed loadtest-day day-compare
 
 build:
 	@mkdir -p bin
@@ -114,6 +114,13 @@ loadtest-deployed: build
 # searches' latencies and each process's CPU.
 loadtest-day: build
 	./bin/loadtest -scenario day -rate $(or $(LOADTEST_RATE),20) -duration 60s $(LOADTEST_FLAGS)
+
+# The same day twice in one run: through the running system, then against
+# the seed's design (served by bin/loadtest, its reads cached in the Redis of
+# LOADTEST_REDIS_URL, default 127.0.0.1:6379, for 5 s): both legs' reads
+# p99, rate and CPU per read side by side.
+day-compare: build
+	./bin/loadtest -scenario day-compare -rate $(or $(LOADTEST_RATE),20) -duration 60s $(LOADTEST_FLAGS)
 
 # Stops a `make run` of this directory from another shell, and the private
 # PostgreSQL cluster under .data/ if a killed run left it running.

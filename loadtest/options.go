@@ -20,6 +20,9 @@ const (
 	// the whole system, and against the seed's one-transaction-per-request
 	// design (package seedbaseline) on the same database.
 	ScenarioHotslotCompare = "hotslot-compare"
+	// ScenarioDayCompare runs the day twice in one run: through the system,
+	// then against the seed's design with its reads cached in Redis.
+	ScenarioDayCompare = "day-compare"
 	// ScenarioFairness measures who wins an opening: one-click patients
 	// beside bot accounts that hold many connections, repeat at once instead
 	// of after Retry-After, and rotate keys within the per-patient limit.
@@ -114,6 +117,10 @@ type Options struct {
 	// confirmed booking; nil means DefaultProcesses. The load generator
 	// itself is always measured.
 	Processes []ProcessGroup
+	// RedisURL is the seed design's Redis (day-compare); SeedCacheTTL how
+	// long it keeps a read (the seed says 3 to 5 seconds).
+	RedisURL     string
+	SeedCacheTTL time.Duration
 	// BaselineConns is the seed baseline's pool size (hotslot-compare).
 	BaselineConns int
 	// Zone is the clinic's time zone, in which slot-list dates are read.
@@ -160,17 +167,22 @@ func (o Options) WithDefaults() Options {
 	Default(&o.ZipfS, 1.1)
 	Default(&o.SettleTimeout, 2*time.Minute)
 	Default(&o.BaselineConns, 20)
+	if o.RedisURL == "" {
+		o.RedisURL = "redis://127.0.0.1:6379/0"
+	}
+	Default(&o.SeedCacheTTL, 5*time.Second)
 	Default(&o.Conns, 8_000)
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
 	}
 	Default(&o.BurstFor, 10*time.Second)
 	Default(&o.BurstRate, 5_000)
-	if o.Scenario == ScenarioDay && o.SearchShare == 0 {
+	day := o.Scenario == ScenarioDay || o.Scenario == ScenarioDayCompare
+	if day && o.SearchShare == 0 {
 		o.SearchShare = 0.5
 	}
 	o.SearchShare = max(o.SearchShare, 0)
-	if o.Scenario == ScenarioDay && o.ReadsRate == 0 {
+	if day && o.ReadsRate == 0 {
 		o.ReadsRate = 50 * o.Rate // the day's mix: fifty reads per write
 	}
 	if o.Zone == nil {
@@ -191,9 +203,10 @@ type defaults struct {
 }
 
 var scenarioDefaults = map[string]defaults{
-	ScenarioOpening:   {rate: 5_000, reads: 1_000, duration: 30 * time.Second},
-	ScenarioSustained: {rate: 500, reads: -1, duration: 120 * time.Second},
-	ScenarioDay:       {rate: 20, duration: 60 * time.Second},
+	ScenarioOpening:    {rate: 5_000, reads: 1_000, duration: 30 * time.Second},
+	ScenarioSustained:  {rate: 500, reads: -1, duration: 120 * time.Second},
+	ScenarioDay:        {rate: 20, duration: 60 * time.Second},
+	ScenarioDayCompare: {rate: 20, duration: 60 * time.Second},
 	// The morning of 2,000 doctors: 1,000 clicks/s for 20 s, no reads.
 	ScenarioOpeningAll:     {rate: 1_000, reads: -1, duration: 20 * time.Second},
 	ScenarioHotslotCompare: {rate: 500, reads: -1, duration: 120 * time.Second},
@@ -203,7 +216,7 @@ var scenarioDefaults = map[string]defaults{
 func (o Options) Validate() error {
 	var errs []error
 	if _, ok := scenarioDefaults[o.Scenario]; !ok {
-		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained, day, opening-all or hotslot-compare)", o.Scenario))
+		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained, day, day-compare, opening-all or hotslot-compare)", o.Scenario))
 	}
 	if o.Skew != SkewUniform && o.Skew != SkewZipf {
 		errs = append(errs, fmt.Errorf("unknown skew %q (want uniform or zipf)", o.Skew))
