@@ -75,8 +75,13 @@ func runDayBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool)
 	leg := o
 	leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioDay, filepath.Join(o.OutDir, "seed-design"), url
 	leg.Seed = o.Seed + 1 // doctors of its own
-	leg.Processes = append(append([]loadtest.ProcessGroup(nil), o.Processes...),
-		loadtest.ProcessGroup{Label: "redis-server", Match: []string{"redis-server"}})
+	// The seed design's processes: this one (the generator's line), its
+	// Redis and the database's server; the system, idle meanwhile, is not
+	// charged to it.
+	leg.Processes = []loadtest.ProcessGroup{
+		{Label: loadtest.LabelDatabaseServer, Match: []string{loadtest.DatabaseServer}},
+		{Label: "redis-server", Match: []string{"redis-server"}},
+	}
 	return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
 }
 
