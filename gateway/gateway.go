@@ -213,7 +213,6 @@ type Reads interface {
 	// PatientAppointments lists up to limit of the patient's appointments:
 	// those not started first, soonest first, then the past ones, latest first.
 	PatientAppointments(ctx context.Context, patientID int64, limit int) ([]Appointment, error)
-	Finder
 	// Doctor reads one doctor; ok is false when it has no name on record.
 	Doctor(ctx context.Context, id int64) (d Doctor, ok bool, err error)
 }

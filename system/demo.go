@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"termin/gateway"
+	"termin/gateway/find"
 	"termin/shared"
 )
 
@@ -34,7 +35,7 @@ var demoPractices = []shared.Practice{
 // coming: each morning's opening makes the next one bookable, as for a real
 // practice. Seeding again changes nothing but names an admin has changed.
 func SeedDemo(ctx context.Context, schedules gateway.Schedules, doctors gateway.DoctorWriter) error {
-	if practices, ok := doctors.(gateway.PracticeWriter); ok {
+	if practices, ok := doctors.(find.PracticeWriter); ok {
 		for _, p := range demoPractices {
 			if _, err := practices.PutPractice(ctx, p); err != nil {
 				return fmt.Errorf("seed demo: practice %d: %w", p.ID, err)

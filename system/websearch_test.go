@@ -26,10 +26,10 @@ func searchToConfirm(t *testing.T, w *webStack, browser context.Context) {
 	first := w.slot(60, at.Add(15*time.Minute), 1)
 	w.slot(60, at.Add(30*time.Minute), 1)
 	w.slot(61, at, 1)
-	if r := w.postAs(102, taken, "taken-first"); r.status != 201 {
+	if r := w.postAs(160, taken, "taken-first"); r.status != 201 {
 		t.Fatalf("booking the first time: %d", r.status)
 	}
-	p := w.open(browser, 103)
+	p := w.open(browser, 161)
 	p.waitFor("the specialties", `document.querySelector('#search-specialty option[value="hno"]')`)
 	if !eval[bool](p, `(document.getElementById('search-specialty').value = 'hno') === 'hno'`) {
 		t.Fatal("could not choose a specialty")
@@ -55,7 +55,7 @@ func searchToConfirm(t *testing.T, w *webStack, browser context.Context) {
 	if got := p.text("#result-title"); got != "Ihr Termin ist gebucht" {
 		t.Fatalf("result = %q, want the booking confirmed", got)
 	}
-	if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 103 AND slot_id = $1 AND status = 'BOOKED'`, first); n != 1 {
-		t.Errorf("patient 103 holds %d bookings of slot %d, want 1", n, first)
+	if n := w.queryInt(`SELECT count(*) FROM appointment WHERE patient_id = 161 AND slot_id = $1 AND status = 'BOOKED'`, first); n != 1 {
+		t.Errorf("patient 161 holds %d bookings of slot %d, want 1", n, first)
 	}
 }

@@ -101,7 +101,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.observe(reg)
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(), Practices: a.Practices(),
-		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads, Clock: a.cfg.Clock,
+		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads, Finder: reads, Clock: a.cfg.Clock,
 		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}})
 	if err != nil {
 		return err

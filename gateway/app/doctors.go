@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"termin/gateway"
+	"termin/gateway/find"
 	"termin/shared"
 )
 
@@ -26,11 +27,11 @@ func (c doctorClient) PutDoctor(ctx context.Context, d shared.Doctor) (shared.Do
 
 // Practices is the gateway's side of the practice request-reply: a
 // practice travels to a booker on the doctors' subject.
-func (a *App) Practices() gateway.PracticeWriter {
+func (a *App) Practices() find.PracticeWriter {
 	return doctorClient{a.bookerClient(shared.DoctorSubject)}
 }
 
-// PutPractice implements gateway.PracticeWriter.
+// PutPractice implements find.PracticeWriter.
 func (c doctorClient) PutPractice(ctx context.Context, p shared.Practice) (shared.Practice, error) {
 	res, err := ask(ctx, c.bookerClient, "practice", "put the practice again",
 		shared.DoctorRequest{V: shared.Version, Practice: &p},

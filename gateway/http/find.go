@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -10,6 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"termin/gateway"
+	"termin/gateway/find"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
 	"termin/shared"
@@ -30,7 +32,7 @@ const cursorPrefix = "d1:"
 // &limit=&cursor=: a page of the doctors that match every filter given, by
 // id, each with its practice and next free times. Any valid token may
 // search; a patient's own insurance counts when none is asked for.
-func (s *Server) findDoctors(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
+func findDoctors(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	q, err := parseSearch(ctx.QueryArgs())
 	if err != nil {
 		s.fail(ctx, err)
@@ -41,7 +43,11 @@ func (s *Server) findDoctors(ctx *fasthttp.RequestCtx, who auth.Principal, _ []b
 	q.Limit++ // one more tells whether another page follows
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	list, err := s.reads.FindDoctors(c, q)
+	if s.finder == nil {
+		s.fail(ctx, fmt.Errorf("%w: no search is configured", gateway.ErrUnavailable))
+		return
+	}
+	list, err := s.finder.FindDoctors(c, q)
 	if err != nil {
 		s.fail(ctx, err)
 		return
@@ -56,8 +62,8 @@ func (s *Server) findDoctors(ctx *fasthttp.RequestCtx, who auth.Principal, _ []b
 
 // parseSearch reads and checks a search's parameters; anything it cannot
 // take is a 400 that says which.
-func parseSearch(a *fasthttp.Args) (gateway.DoctorQuery, error) {
-	q := gateway.DoctorQuery{Limit: defaultSearchLimit}
+func parseSearch(a *fasthttp.Args) (find.Query, error) {
+	q := find.Query{Limit: defaultSearchLimit}
 	q.Name = strings.TrimSpace(string(a.Peek("q")))
 	q.City = strings.TrimSpace(string(a.Peek("city")))
 	q.Postcode = strings.TrimSpace(string(a.Peek("postcode")))

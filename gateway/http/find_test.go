@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"termin/gateway"
+	"termin/gateway/find"
 	"termin/shared"
 )
 
@@ -15,7 +16,7 @@ func TestSearchParameters(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	expectJSON(t, e.do(t, req{method: "GET", path: "/api/doctors?q=M%C3%BCller&specialty=kardiologie,hno&specialty=dermatologie&city=Berlin&postcode=10&insurance=PKV&limit=5"}), 200,
 		`{"doctors":[{"id":42,"name":"Dr. Weber","specialty":"Allgemeinmedizin","practice":{"id":0,"name":"","street":"","postcode":"","city":""},"nextFree":[]}]}`)
-	want := gateway.DoctorQuery{Name: "Müller", Specialties: []string{"kardiologie", "hno", "dermatologie"},
+	want := find.Query{Name: "Müller", Specialties: []string{"kardiologie", "hno", "dermatologie"},
 		City: "Berlin", Postcode: "10", Insurance: "PKV", Limit: 6}
 	got := e.reads.queries[len(e.reads.queries)-1]
 	if got.Name != want.Name || !slices.Equal(got.Specialties, want.Specialties) || got.City != want.City ||

@@ -22,6 +22,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"termin/gateway"
+	"termin/gateway/find"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/oidc"
 )
@@ -107,7 +108,7 @@ type fakeReads struct {
 	doctors map[int64]gateway.Doctor
 	err     error
 	mu      sync.Mutex
-	queries []gateway.DoctorQuery // the searches asked for
+	queries []find.Query // the searches asked for
 }
 
 // PatientAppointments lists the patient's appointments by id, up to limit.
@@ -125,20 +126,20 @@ func (f *fakeReads) PatientAppointments(_ context.Context, patientID int64, limi
 	return out[:min(len(out), limit)], nil
 }
 
-func (f *fakeReads) FindDoctors(_ context.Context, q gateway.DoctorQuery) ([]gateway.FoundDoctor, error) {
+func (f *fakeReads) FindDoctors(_ context.Context, q find.Query) ([]find.Result, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
 	f.mu.Lock()
 	f.queries = append(f.queries, q)
 	f.mu.Unlock()
-	var out []gateway.FoundDoctor
+	var out []find.Result
 	for _, d := range f.doctors {
 		if d.ID > q.After {
-			out = append(out, gateway.FoundDoctor{Doctor: d, Practice: shared.Practice{ID: d.PracticeID}})
+			out = append(out, find.Result{Doctor: d, Practice: shared.Practice{ID: d.PracticeID}})
 		}
 	}
-	slices.SortFunc(out, func(a, b gateway.FoundDoctor) int { return cmp.Compare(a.Doctor.ID, b.Doctor.ID) })
+	slices.SortFunc(out, func(a, b find.Result) int { return cmp.Compare(a.Doctor.ID, b.Doctor.ID) })
 	return out[:min(len(out), q.Limit)], nil
 }
 
@@ -194,7 +195,7 @@ type envOptions struct {
 	audience  string
 	waitlist  gateway.Waitlist
 	doctors   gateway.DoctorWriter
-	practices gateway.PracticeWriter
+	practices find.PracticeWriter
 	known     gateway.KnownDoctors
 	// provider verifies an OpenID provider's tokens beside the secret's;
 	// clientID is the pages' client there.
@@ -237,7 +238,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	auth := gwhttp.AuthConfig{Secret: opts.secret, Disabled: opts.secret == nil && opts.provider == nil, Issuer: opts.issuer,
 		Audience: opts.audience, Provider: opts.provider}
 	srv, err := gwhttp.NewServer(gwhttp.Config{
-		Bookings: e.books, Reads: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
+		Bookings: e.books, Reads: e.reads, Finder: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors, Practices: opts.practices,
 		KnownDoctors: opts.known, People: e.people, SignIn: gwhttp.SignIn{ClientID: opts.clientID},
 	})

@@ -29,14 +29,14 @@ var specialtiesJSON = struct {
 
 // listSpecialties is GET /api/specialties: the codes a search's specialty
 // takes, with their German and English names. Any valid token may read it.
-func (s *Server) listSpecialties(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
+func listSpecialties(_ *Server, ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	wire.WriteJSON(ctx, fasthttp.StatusOK, specialtiesJSON)
 }
 
 // putPractice is PUT /api/practices/{id} (admin) with {"name","street",
 // "postcode","city"}: a booker stores them and the answer is the practice as
 // stored.
-func (s *Server) putPractice(ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
+func putPractice(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, param []byte) {
 	if !who.Admin {
 		s.fail(ctx, errPracticesNotAdmin)
 		return

@@ -77,7 +77,7 @@ var routes = [numRoutes]route{
 	routeWeb:           {pattern: "/", allow: "GET, HEAD", get: (*Server).servePage},
 	routeConfirm:       {pattern: "/api/appointments/{id}/confirm", allow: "POST", api: true, post: (*Server).confirm},
 	routeReschedule:    {pattern: "/api/appointments/{id}/reschedule", allow: "POST", api: true, maxBody: wire.MaxBookingBody, post: (*Server).reschedule},
-	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: (*Server).findDoctors},
+	routeDoctors:       {pattern: "/api/doctors", allow: "GET, HEAD", api: true, get: findDoctors},
 	routeDoctor:        {pattern: "/api/doctors/{doctorId}", allow: "PUT", api: true, maxBody: maxDoctorBody, put: (*Server).putDoctor},
 	routeWaitlist:      {pattern: "/api/waitlist", allow: "GET, HEAD, POST", api: true, maxBody: maxWaitlistBody, get: (*Server).listWaitlist, post: (*Server).joinWaitlist},
 	routeWaitlistEntry: {pattern: "/api/waitlist/{id}", allow: "DELETE", api: true, delete: (*Server).leaveWaitlist},
@@ -90,8 +90,8 @@ var routes = [numRoutes]route{
 	routeDoctorBlock:   {pattern: "/api/doctors/{doctorId}/block", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Block)},
 	routeDoctorUnblock: {pattern: "/api/doctors/{doctorId}/unblock", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: onPractice((*people.Practice).Unblock)},
 	routeAttendance:    {pattern: "/api/appointments/{id}/attendance", allow: "POST", api: true, maxBody: people.MaxPracticeBody, post: attendance},
-	routeSpecialties:   {pattern: "/api/specialties", allow: "GET, HEAD", api: true, get: (*Server).listSpecialties},
-	routePractice:      {pattern: "/api/practices/{id}", allow: "PUT", api: true, maxBody: maxPracticeBody, put: (*Server).putPractice},
+	routeSpecialties:   {pattern: "/api/specialties", allow: "GET, HEAD", api: true, get: listSpecialties},
+	routePractice:      {pattern: "/api/practices/{id}", allow: "PUT", api: true, maxBody: maxPracticeBody, put: putPractice},
 }
 
 // maxOtherBody is the body limit of routes that take none: a client may send

@@ -19,6 +19,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 	"termin/gateway"
+	"termin/gateway/find"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/people"
 	"termin/gateway/http/wire"
@@ -50,9 +51,11 @@ type Config struct {
 	Waitlist gateway.Waitlist
 	// Doctors stores doctors' names; nil answers PUT /api/doctors/{id} 503.
 	Doctors gateway.DoctorWriter
+	// Finder answers the search (GET /api/doctors); nil answers it 503.
+	Finder find.Finder
 	// Practices stores practices' addresses; nil answers PUT
 	// /api/practices/{id} 503.
-	Practices gateway.PracticeWriter
+	Practices find.PracticeWriter
 	// People carries the patients' and practices' writes to a booker, and
 	// PeopleReads reads profiles, exports and a doctor's day; nil answers
 	// their routes 503.
@@ -97,7 +100,8 @@ type Server struct {
 	plans     gateway.Schedules
 	waitlist  gateway.Waitlist
 	doctors   gateway.DoctorWriter
-	practices gateway.PracticeWriter
+	practices find.PracticeWriter
+	finder    find.Finder
 	known     gateway.KnownDoctors
 	ready     func(ctx context.Context) error
 	tokens    *auth.Authenticator
@@ -146,6 +150,7 @@ func NewServer(cfg Config) (*Server, error) {
 		waitlist:  cfg.Waitlist,
 		doctors:   cfg.Doctors,
 		practices: cfg.Practices,
+		finder:    cfg.Finder,
 		known:     cfg.KnownDoctors,
 		ready:     cfg.Ready,
 		tokens:    tokens,

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"termin/gateway"
+	"termin/gateway/find"
 )
 
 // nextFreeSQL is the part of a search that reads each found doctor's next
@@ -26,7 +26,7 @@ CROSS JOIN LATERAL (
           WHERE f.doctor_id = page.id AND f.start_at > $1 AND f.opens_at <= $1
             AND (f.insurance IS NULL OR f.insurance = coalesce(nullif($2, ''),
                  (SELECT c.insurance FROM patient_contact c WHERE c.patient_id = $3)))
-          ORDER BY f.start_at LIMIT ` + strconv.Itoa(gateway.MaxNextFree) + `) AS f
+          ORDER BY f.start_at LIMIT ` + strconv.Itoa(find.MaxNextFree) + `) AS f
 ) AS nf
 ORDER BY page.id`
 
@@ -36,7 +36,7 @@ ORDER BY page.id`
 // ix_practice_city or ix_practice_postcode) and their doctors by
 // ix_doctor_practice, rather than joining every doctor's practice.
 // Exported for the plans' test.
-func SearchSQL(q gateway.DoctorQuery, now time.Time) (string, []any) {
+func SearchSQL(q find.Query, now time.Time) (string, []any) {
 	args := []any{now, q.Insurance, q.PatientID, q.After}
 	where := []string{"d.id > $4"}
 	add := func(cond string, v any) {
@@ -81,9 +81,9 @@ func escapeLike(s string) string {
 
 // FindDoctors runs the search q: at most q.Limit doctors after q.After, by
 // id, each with its practice and next free times.
-func (r *Reader) FindDoctors(ctx context.Context, q gateway.DoctorQuery) ([]gateway.FoundDoctor, error) {
+func (r *Reader) FindDoctors(ctx context.Context, q find.Query) ([]find.Result, error) {
 	sql, args := SearchSQL(q, r.now())
-	return retry(ctx, func(ctx context.Context) ([]gateway.FoundDoctor, error) {
+	return retry(ctx, func(ctx context.Context) ([]find.Result, error) {
 		rows, err := r.pool.Query(ctx, sql, args...)
 		if err != nil {
 			return nil, fmt.Errorf("postgres: find doctors: %w", err)
@@ -96,8 +96,8 @@ func (r *Reader) FindDoctors(ctx context.Context, q gateway.DoctorQuery) ([]gate
 	})
 }
 
-func scanFound(row pgx.CollectableRow) (gateway.FoundDoctor, error) {
-	var f gateway.FoundDoctor
+func scanFound(row pgx.CollectableRow) (find.Result, error) {
+	var f find.Result
 	var ids []int64
 	var starts []time.Time
 	p := &f.Practice
@@ -105,7 +105,7 @@ func scanFound(row pgx.CollectableRow) (gateway.FoundDoctor, error) {
 		&p.Name, &p.Street, &p.Postcode, &p.City, &ids, &starts)
 	p.ID = f.Doctor.PracticeID
 	for i := range ids {
-		f.NextFree = append(f.NextFree, gateway.FreeTime{SlotID: ids[i], StartAt: starts[i].UTC()})
+		f.NextFree = append(f.NextFree, find.FreeTime{SlotID: ids[i], StartAt: starts[i].UTC()})
 	}
 	return f, err
 }

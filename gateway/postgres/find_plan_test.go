@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"termin/gateway"
+	"termin/gateway/find"
 	"termin/gateway/postgres"
 )
 
@@ -26,7 +26,7 @@ func TestSearchPlansAreIndexLookupsAt1_1MillionSlots(t *testing.T) {
 	now := time.Date(2026, 10, 12, 5, 0, 0, 0, time.UTC)
 	_, pool := newReader(t, now)
 	fillDay(t, pool, now)
-	queries := map[string]gateway.DoctorQuery{
+	queries := map[string]find.Query{
 		"first page":          {Limit: 21},
 		"next page":           {After: 1500, Limit: 21},
 		"name":                {Name: "müller 7", Limit: 21},
@@ -87,7 +87,7 @@ func countRows(t *testing.T, pool *pgxpool.Pool, table string) int {
 
 // explain answers the plan of q's statement in plan_cache_mode mode, as
 // the names of its nodes, relations and indexes, one node a line.
-func explain(t *testing.T, pool *pgxpool.Pool, mode string, q gateway.DoctorQuery, now time.Time) string {
+func explain(t *testing.T, pool *pgxpool.Pool, mode string, q find.Query, now time.Time) string {
 	t.Helper()
 	conn, err := pool.Acquire(t.Context())
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"termin/gateway"
+	"termin/gateway/find"
 	"termin/gateway/postgres"
 )
 
@@ -35,7 +35,7 @@ func (d directory) exec(sql string, args ...any) {
 }
 
 // ids are the found doctors' ids in order.
-func ids(list []gateway.FoundDoctor) []int64 {
+func ids(list []find.Result) []int64 {
 	out := make([]int64, 0, len(list))
 	for _, f := range list {
 		out = append(out, f.Doctor.ID)
@@ -43,7 +43,7 @@ func ids(list []gateway.FoundDoctor) []int64 {
 	return out
 }
 
-func find(t *testing.T, r *postgres.Reader, q gateway.DoctorQuery) []gateway.FoundDoctor {
+func search(t *testing.T, r *postgres.Reader, q find.Query) []find.Result {
 	t.Helper()
 	if q.Limit == 0 {
 		q.Limit = 100
@@ -68,36 +68,36 @@ func TestFindDoctorsFilters(t *testing.T) {
 	d.doctor(5, "Dr. 100% Sicher", "hno", 9) // a practice with no address
 	tests := []struct {
 		name string
-		q    gateway.DoctorQuery
+		q    find.Query
 		want []int64
 	}{
-		{"no filter", gateway.DoctorQuery{}, []int64{1, 2, 3, 4, 5}},
-		{"name without umlaut", gateway.DoctorQuery{Name: "Muller"}, []int64{1, 3}},
-		{"name with umlaut, other case", gateway.DoctorQuery{Name: "MÜLLER"}, []int64{1, 3}},
-		{"name with ue", gateway.DoctorQuery{Name: "mueller"}, []int64{1, 3}},
-		{"name with sharp s", gateway.DoctorQuery{Name: "gross"}, []int64{4}},
-		{"first name with umlaut", gateway.DoctorQuery{Name: "jorg"}, []int64{2}},
-		{"percent is literal", gateway.DoctorQuery{Name: "100%"}, []int64{5}},
-		{"underscore is literal", gateway.DoctorQuery{Name: "Dr_"}, nil},
-		{"one specialty", gateway.DoctorQuery{Specialties: []string{"allgemeinmedizin"}}, []int64{2, 3}},
-		{"two specialties", gateway.DoctorQuery{Specialties: []string{"hno", "kardiologie"}}, []int64{1, 4, 5}},
-		{"postcode prefix", gateway.DoctorQuery{Postcode: "10"}, []int64{1, 3}},
-		{"whole postcode", gateway.DoctorQuery{Postcode: "80331"}, []int64{2, 4}},
-		{"city without umlaut", gateway.DoctorQuery{City: "munchen"}, []int64{2, 4}},
-		{"city", gateway.DoctorQuery{City: "Berlin"}, []int64{1, 3}},
-		{"all combined", gateway.DoctorQuery{Name: "muller", Specialties: []string{"allgemeinmedizin"}, City: "berlin", Postcode: "109"}, []int64{3}},
-		{"nothing matches", gateway.DoctorQuery{City: "Hamburg"}, nil},
-		{"after a cursor", gateway.DoctorQuery{After: 3}, []int64{4, 5}},
-		{"limit", gateway.DoctorQuery{Limit: 2}, []int64{1, 2}},
+		{"no filter", find.Query{}, []int64{1, 2, 3, 4, 5}},
+		{"name without umlaut", find.Query{Name: "Muller"}, []int64{1, 3}},
+		{"name with umlaut, other case", find.Query{Name: "MÜLLER"}, []int64{1, 3}},
+		{"name with ue", find.Query{Name: "mueller"}, []int64{1, 3}},
+		{"name with sharp s", find.Query{Name: "gross"}, []int64{4}},
+		{"first name with umlaut", find.Query{Name: "jorg"}, []int64{2}},
+		{"percent is literal", find.Query{Name: "100%"}, []int64{5}},
+		{"underscore is literal", find.Query{Name: "Dr_"}, nil},
+		{"one specialty", find.Query{Specialties: []string{"allgemeinmedizin"}}, []int64{2, 3}},
+		{"two specialties", find.Query{Specialties: []string{"hno", "kardiologie"}}, []int64{1, 4, 5}},
+		{"postcode prefix", find.Query{Postcode: "10"}, []int64{1, 3}},
+		{"whole postcode", find.Query{Postcode: "80331"}, []int64{2, 4}},
+		{"city without umlaut", find.Query{City: "munchen"}, []int64{2, 4}},
+		{"city", find.Query{City: "Berlin"}, []int64{1, 3}},
+		{"all combined", find.Query{Name: "muller", Specialties: []string{"allgemeinmedizin"}, City: "berlin", Postcode: "109"}, []int64{3}},
+		{"nothing matches", find.Query{City: "Hamburg"}, nil},
+		{"after a cursor", find.Query{After: 3}, []int64{4, 5}},
+		{"limit", find.Query{Limit: 2}, []int64{1, 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ids(find(t, reader, tt.q)); !slices.Equal(got, tt.want) {
+			if got := ids(search(t, reader, tt.q)); !slices.Equal(got, tt.want) {
 				t.Errorf("found %v, want %v", got, tt.want)
 			}
 		})
 	}
-	got := find(t, reader, gateway.DoctorQuery{Name: "Anna"})
+	got := search(t, reader, find.Query{Name: "Anna"})
 	if p := got[0].Practice; p.ID != 1 || p.Name != "Praxis Mitte" || p.Street != "Markt 1" || p.Postcode != "10115" || p.City != "Berlin" {
 		t.Errorf("practice %+v, want Praxis Mitte's address", p)
 	}
@@ -113,9 +113,9 @@ func TestFindDoctorsPagesStableAcrossInserts(t *testing.T) {
 		d.doctor(id, fmt.Sprintf("Dr. %d", id), "hno", 1)
 	}
 	var seen []int64
-	q := gateway.DoctorQuery{Limit: 4}
+	q := find.Query{Limit: 4}
 	for page := 0; ; page++ {
-		list := find(t, reader, q)
+		list := search(t, reader, q)
 		seen = append(seen, ids(list)...)
 		// Add one doctor behind the cursor and one ahead of it.
 		d.doctor(int64(1000+page), "Dr. Neu", "hno", 1)

@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"termin/gateway"
+	"termin/gateway/find"
 	"termin/gateway/postgres"
 	"termin/migrations/pgtest"
 )
 
 // nextFree is doctor 42's next free slots as a search shows them.
-func nextFree(t *testing.T, r *postgres.Reader, q gateway.DoctorQuery) []int64 {
+func nextFree(t *testing.T, r *postgres.Reader, q find.Query) []int64 {
 	t.Helper()
 	q.Name = "Weber"
-	list := find(t, r, q)
+	list := search(t, r, q)
 	if len(list) != 1 {
 		t.Fatalf("found %d doctors, want doctor 42", len(list))
 	}
@@ -39,7 +39,7 @@ func TestNextFreeFollowsBookingsCancellationsAndBlocks(t *testing.T) {
 	pgtest.InsertSlot(t, pool, 43, at(11), 1) // another doctor's
 	expect := func(step string, want ...int64) {
 		t.Helper()
-		if got := nextFree(t, reader, gateway.DoctorQuery{}); !slices.Equal(got, want) {
+		if got := nextFree(t, reader, find.Query{}); !slices.Equal(got, want) {
 			t.Errorf("%s: next free %v, want %v", step, got, want)
 		}
 	}
@@ -71,15 +71,15 @@ func TestNextFreeHonoursInsurance(t *testing.T) {
 	d.exec(`INSERT INTO patient_contact (patient_id, insurance) VALUES (77, 'GKV')`)
 	tests := []struct {
 		name string
-		q    gateway.DoctorQuery
+		q    find.Query
 		want []int64
 	}{
-		{"no insurance: open slots only", gateway.DoctorQuery{}, []int64{open}},
-		{"private", gateway.DoctorQuery{Insurance: "PKV"}, []int64{open, pkv}},
-		{"statutory", gateway.DoctorQuery{Insurance: "GKV"}, []int64{open, gkv}},
-		{"the patient's own", gateway.DoctorQuery{PatientID: 77}, []int64{open, gkv}},
-		{"asked beats the patient's", gateway.DoctorQuery{PatientID: 77, Insurance: "PKV"}, []int64{open, pkv}},
-		{"a patient with no profile", gateway.DoctorQuery{PatientID: 78}, []int64{open}},
+		{"no insurance: open slots only", find.Query{}, []int64{open}},
+		{"private", find.Query{Insurance: "PKV"}, []int64{open, pkv}},
+		{"statutory", find.Query{Insurance: "GKV"}, []int64{open, gkv}},
+		{"the patient's own", find.Query{PatientID: 77}, []int64{open, gkv}},
+		{"asked beats the patient's", find.Query{PatientID: 77, Insurance: "PKV"}, []int64{open, pkv}},
+		{"a patient with no profile", find.Query{PatientID: 78}, []int64{open}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

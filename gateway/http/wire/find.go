@@ -3,7 +3,7 @@ package wire
 import (
 	"time"
 
-	"termin/gateway"
+	"termin/gateway/find"
 )
 
 // PracticeJSON is a practice's name and address.
@@ -39,7 +39,7 @@ type FoundDoctorsJSON struct {
 }
 
 // FoundDoctors shapes a page of results; never null lists.
-func FoundDoctors(list []gateway.FoundDoctor, next string) FoundDoctorsJSON {
+func FoundDoctors(list []find.Result, next string) FoundDoctorsJSON {
 	out := FoundDoctorsJSON{Doctors: make([]FoundDoctorJSON, 0, len(list)), NextCursor: next}
 	for _, f := range list {
 		d := FoundDoctorJSON{ID: f.Doctor.ID, Name: f.Doctor.Name, Specialty: f.Doctor.Specialty, Address: f.Doctor.Address,

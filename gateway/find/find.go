@@ -1,18 +1,22 @@
-package gateway
+// Package find is the search for doctors the patient page starts with: its
+// query, its results and the ports that answer it and store the practices
+// it shows. Its own package keeps the gateway's root to the booking path.
+package find
 
 import (
 	"context"
 	"time"
 
+	"termin/gateway"
 	"termin/shared"
 )
 
 // MaxNextFree is how many next free times a search shows per doctor.
 const MaxNextFree = 3
 
-// DoctorQuery is a search for doctors: every filter is optional and they
+// Query is a search for doctors: every filter is optional and they
 // combine with AND. Results come by id, after After, at most Limit of them.
-type DoctorQuery struct {
+type Query struct {
 	// Name matches part of a doctor's name, case- and umlaut-insensitively.
 	Name string
 	// Specialties are codes of shared.Specialties; a doctor with any of them
@@ -36,17 +40,17 @@ type FreeTime struct {
 	StartAt time.Time
 }
 
-// FoundDoctor is a search's result: the doctor, its practice and its next
+// Result is a search's result: the doctor, its practice and its next
 // free times (at most MaxNextFree, earliest first).
-type FoundDoctor struct {
-	Doctor   Doctor
+type Result struct {
+	Doctor   gateway.Doctor
 	Practice shared.Practice
 	NextFree []FreeTime
 }
 
 // Finder runs searches for doctors.
 type Finder interface {
-	FindDoctors(ctx context.Context, q DoctorQuery) ([]FoundDoctor, error)
+	FindDoctors(ctx context.Context, q Query) ([]Result, error)
 }
 
 // PracticeWriter stores practices' names and addresses. Like doctors, they
