@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -21,6 +22,9 @@ type partition struct {
 	pulled chan struct{}
 	// hand counts the commands pulled and not yet settled (entry.settled).
 	hand sync.WaitGroup
+	// ahead is how many of its commands the stream held undelivered behind
+	// the last one pulled (see Pool.company).
+	ahead atomic.Uint64
 }
 
 type partitionState int
@@ -215,6 +219,7 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 func (p *Pool) release(part *partition) {
 	part.it.Drain()
 	<-part.pulled
+	part.ahead.Store(0)
 	part.hand.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
