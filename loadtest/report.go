@@ -35,6 +35,11 @@ type (
 	BacklogLine = report.BacklogLine
 	Comparison  = report.Comparison
 	CompareLeg  = report.CompareLeg
+	// ClosedComparison, ClosedLeg and ClosedStep are the hotslot-closed
+	// scenario's report.
+	ClosedComparison = report.ClosedComparison
+	ClosedLeg        = report.ClosedLeg
+	ClosedStep       = report.ClosedStep
 	Knee        = report.Knee
 	Step        = report.Step
 	MetricDelta = report.MetricDelta

@@ -41,6 +41,7 @@ var Table = []Budget{
 	{loadtest.ScenarioOpeningAll, "every click decided, seconds after the last click", 10, true, "s", backlogCleared},
 	{loadtest.ScenarioHotslotCompare, "confirmed bookings/s at the knee, whole path over the seed's design", 5, false, "×", kneeRatio},
 	{loadtest.ScenarioSustained, "confirmed bookings/s at the knee", 10_000, false, "/s", knee},
+	{loadtest.ScenarioHotslotClosed, "confirmed bookings/s in a closed loop, each at its best concurrency, whole path over the seed's design", 3, false, "×", closedRatio},
 }
 
 // For is the scenario's budgets, in the table's order.

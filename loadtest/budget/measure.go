@@ -79,3 +79,10 @@ func knee(r *report.Report) (float64, bool) {
 	}
 	return r.Knee.Confirmed, true
 }
+
+func closedRatio(r *report.Report) (float64, bool) {
+	if r.Closed == nil || r.Closed.Ratio == 0 {
+		return 0, false
+	}
+	return r.Closed.Ratio, true
+}

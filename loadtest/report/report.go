@@ -36,6 +36,7 @@ type Report struct {
 	CPU       *CPUReport     `json:"cpu,omitempty"`
 	Morning   *Morning       `json:"morning,omitempty"`
 	Compare   *Comparison    `json:"compare,omitempty"`
+	Closed    *ClosedComparison `json:"closedLoop,omitempty"`
 	Series    []SecondLine   `json:"series"`
 	Checks    []checks.Check `json:"checks"`
 	Passed    bool           `json:"passed"`

@@ -30,8 +30,11 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 		return nil, err
 	}
 	defer pool.Close()
-	if o.Scenario == loadtest.ScenarioHotslotCompare {
+	switch o.Scenario {
+	case loadtest.ScenarioHotslotCompare:
 		return runCompare(ctx, o, pool)
+	case loadtest.ScenarioHotslotClosed:
+		return runClosed(ctx, o, pool)
 	}
 	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
 	if rep != nil {
