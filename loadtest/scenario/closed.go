@@ -26,7 +26,7 @@ import (
 func runClosed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
 	rep := &loadtest.Report{Scenario: o.Scenario, Seed: o.Seed, Gateway: o.GatewayURL, Started: time.Now(),
 		Settings: settings(o), Dir: o.OutDir, Closed: &loadtest.ClosedComparison{}}
-	whole, err := closedLeg(ctx, o, pool, "gateway "+o.GatewayURL, o.GatewayURL, loadtest.LabelGenerator, 0)
+	whole, err := closedLeg(ctx, o, pool, "gateway "+o.GatewayURL, o.GatewayURL, loadtest.LabelGenerator, o.Seed)
 	rep.Closed.Whole = whole
 	if err != nil {
 		return rep, fmt.Errorf("whole path: %w", err)
@@ -39,10 +39,7 @@ func runClosed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*lo
 	if b := base.Best(); b.Confirmed > 0 {
 		rep.Closed.Ratio = whole.Best().Confirmed / b.Confirmed
 	}
-	lo, _ := loadtest.NewIDs(o.Seed).Doctors()
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
-	defer cancel()
-	if rep.Checks, err = checks.Stored(cctx, pool, lo, lo+1); err != nil {
+	if err := closedChecks(ctx, pool, rep, o.Seed); err != nil {
 		return rep, err
 	}
 	forgetDoctors(ctx, pool, rep, loadtest.NewIDs(o.Seed))
@@ -64,21 +61,20 @@ func closedBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool)
 		return loadtest.ClosedLeg{}, err
 	}
 	defer func() { stop(); wait() }()
-	return closedLeg(ctx, o, pool, "seed baseline "+url, url, loadtest.LabelBaselineProcess, 1)
+	return closedLeg(ctx, o, pool, "seed baseline "+url, url, loadtest.LabelBaselineProcess, o.Seed+1)
 }
 
-// closedLeg seeds one huge slot for the target (the run's doctor 0 or 1)
-// and runs a closed loop at each concurrency, reading the slot's
+// closedLeg seeds one huge slot for the target, in the doctor and
+// patient range of its own seed, and runs a closed loop at each concurrency, reading the slot's
 // booked_count before and after each step and the processes' CPU over it.
-func closedLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, name, url, generator string, doctor int) (loadtest.ClosedLeg, error) {
+func closedLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, name, url, generator string, seed int64) (loadtest.ClosedLeg, error) {
 	leg := loadtest.ClosedLeg{Target: name}
-	id := loadtest.NewIDs(o.Seed)
-	slots, err := seedSlots(ctx, pool, id, o.Zone, []grid{{firstDoctor: doctor, doctors: 1, days: 1, perDay: 1, capacity: fixed(o.HugeCapacity)}}, o.Progress)
+	id := loadtest.NewIDs(seed)
+	slots, err := seedSlots(ctx, pool, id, o.Zone, []grid{{doctors: 1, days: 1, perDay: 1, capacity: fixed(o.HugeCapacity)}}, o.Progress)
 	if err != nil {
 		return leg, err
 	}
 	var patient atomic.Int64
-	patient.Store(int64(doctor) * 5_000_000) // the two legs' patients never meet
 	for _, c := range o.ClosedConns {
 		step, err := closedStep(ctx, o, pool, url, slots[0].ID, c, func() int64 { return id.Patient(int(patient.Add(1))) }, generator)
 		if err != nil {
@@ -143,3 +139,21 @@ func bookedCount(ctx context.Context, pool *pgxpool.Pool, slotID int64) int {
 	return n
 }
 
+
+// closedChecks runs the database's checks over both legs' doctors.
+func closedChecks(ctx context.Context, pool *pgxpool.Pool, rep *loadtest.Report, seed int64) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+	defer cancel()
+	for i, name := range []string{"whole path", "seed baseline"} {
+		lo, hi := loadtest.NewIDs(seed + int64(i)).Doctors()
+		cs, err := checks.Stored(cctx, pool, lo, hi)
+		if err != nil {
+			return err
+		}
+		for _, c := range cs {
+			c.Name = name + ": " + c.Name
+			rep.Checks = append(rep.Checks, c)
+		}
+	}
+	return nil
+}
