@@ -112,6 +112,9 @@ type Options struct {
 	// ClosedConns are the closed loop's concurrencies (hotslot-closed),
 	// each run for StepDuration.
 	ClosedConns []int
+	// AgainstSeed runs the same load against the seed's design after the
+	// gateway's run, in the same run (opening, opening-all).
+	AgainstSeed bool
 	// Zone is the clinic's time zone, in which slot-list dates are read.
 	Zone *time.Location
 	// Progress receives the progress bar; nil shows none.

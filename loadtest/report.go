@@ -40,7 +40,9 @@ type (
 	ClosedComparison = report.ClosedComparison
 	ClosedLeg        = report.ClosedLeg
 	ClosedStep       = report.ClosedStep
-	Knee        = report.Knee
-	Step        = report.Step
-	MetricDelta = report.MetricDelta
+	// SeedComparison is a run's -against-seed leg beside it.
+	SeedComparison = report.SeedComparison
+	Knee           = report.Knee
+	Step           = report.Step
+	MetricDelta    = report.MetricDelta
 )

@@ -39,6 +39,8 @@ var Table = []Budget{
 	{loadtest.ScenarioOpeningAll, "CPU per confirmed booking, every process measured but the load generator", 500, true, "µs", cpuPerBooking},
 	{loadtest.ScenarioOpeningAll, "click to final answer p99", 500, true, "ms", morningDecisions},
 	{loadtest.ScenarioOpeningAll, "every click decided, seconds after the last click", 10, true, "s", backlogCleared},
+	{loadtest.ScenarioOpeningAll, "click to final answer p50", 25, true, "ms", morningP50},
+	{loadtest.ScenarioOpeningAll, "CPU per confirmed booking over the seed design's, same run (-against-seed)", 0.35, true, "×", seedRatio},
 	{loadtest.ScenarioHotslotCompare, "confirmed bookings/s at the knee, whole path over the seed's design", 5, false, "×", kneeRatio},
 	{loadtest.ScenarioSustained, "confirmed bookings/s at the knee", 10_000, false, "/s", knee},
 	{loadtest.ScenarioHotslotClosed, "confirmed bookings/s in a closed loop, each at its best concurrency, whole path over the seed's design", 3, false, "×", closedRatio},

@@ -63,9 +63,12 @@ func TestJudge(t *testing.T) {
 		{"every doctor's opening", &report.Report{Scenario: loadtest.ScenarioOpeningAll, Settings: report.Settings{Duration: "20s"},
 			CPU: &report.CPUReport{Confirmed: 100, Processes: []report.CPULine{{Process: loadtest.LabelGenerator, Found: true, USPerBooking: 900},
 				{Process: "gateway", Found: true, USPerBooking: 300}, {Process: "booker", Found: true, USPerBooking: 150}}},
-			Morning: &report.Morning{Decisions: []report.LatencyLine{{Key: "every decided click", Count: 9, P99: 600}},
+			Morning: &report.Morning{Decisions: []report.LatencyLine{{Key: "every decided click", Count: 9, P50: 30, P99: 600}},
 				Seconds: []report.MorningLine{{BacklogLine: report.BacklogLine{Second: 25, Backlog: 3}}, {BacklogLine: report.BacklogLine{Second: 26}}}}},
-			[]string{"met", "MISSED", "met"}},
+			[]string{"met", "MISSED", "met", "MISSED", "not measured"}},
+		{"every doctor's opening against the seed's design", &report.Report{Scenario: loadtest.ScenarioOpeningAll,
+			AgainstSeed: &report.SeedComparison{CPUUS: 600, SeedCPUUS: 2000, Ratio: 0.3}},
+			[]string{"not measured", "not measured", "not measured", "not measured", "met"}},
 		{"a scenario without budgets", &report.Report{Scenario: loadtest.ScenarioDay}, nil},
 	}
 	for _, tt := range tests {

@@ -86,3 +86,22 @@ func closedRatio(r *report.Report) (float64, bool) {
 	}
 	return r.Closed.Ratio, true
 }
+
+func morningP50(r *report.Report) (float64, bool) {
+	if r.Morning == nil {
+		return 0, false
+	}
+	for _, l := range r.Morning.Decisions {
+		if l.Key == "every decided click" && l.Count > 0 {
+			return l.P50, true
+		}
+	}
+	return 0, false
+}
+
+func seedRatio(r *report.Report) (float64, bool) {
+	if r.AgainstSeed == nil || r.AgainstSeed.Ratio == 0 {
+		return 0, false
+	}
+	return r.AgainstSeed.Ratio, true
+}

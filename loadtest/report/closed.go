@@ -77,3 +77,34 @@ func (r *Report) writeClosed(tw *tabwriter.Writer) {
 	}
 	r.writeChecks(tw)
 }
+
+// SeedComparison puts a run through the gateway beside the same load
+// against the seed's design in the same run (-against-seed).
+type SeedComparison struct {
+	// CPUUS and SeedCPUUS are CPU per confirmed booking of every measured
+	// process but the load generator; the seed's is its server (the
+	// generator's process less the generator's estimated share) and
+	// PostgreSQL.
+	CPUUS     float64 `json:"usPerBooking"`
+	SeedCPUUS float64 `json:"seedUsPerBooking"`
+	// Ratio is CPUUS over SeedCPUUS.
+	Ratio     float64 `json:"cpuRatio"`
+	P50MS     float64 `json:"decisionP50Ms"`
+	P99MS     float64 `json:"decisionP99Ms"`
+	SeedP50MS float64 `json:"seedDecisionP50Ms"`
+	SeedP99MS float64 `json:"seedDecisionP99Ms"`
+	Dir       string  `json:"seedReport"`
+}
+
+// writeAgainstSeed prints the comparison, when the run made one.
+func (r *Report) writeAgainstSeed(tw *tabwriter.Writer) {
+	c := r.AgainstSeed
+	if c == nil {
+		return
+	}
+	section(tw, "AGAINST THE SEED'S DESIGN (the same load, its own doctors, in this run; its report: "+c.Dir+")",
+		"design\tCPU us/booking (all measured but the generator)\tdecision p50 ms\tp99 ms")
+	fmt.Fprintf(tw, "whole path\t%.0f\t%s\t%s\n", c.CPUUS, fmtMS(c.P50MS), fmtMS(c.P99MS))
+	fmt.Fprintf(tw, "seed design\t%.0f\t%s\t%s\n", c.SeedCPUUS, fmtMS(c.SeedP50MS), fmtMS(c.SeedP99MS))
+	fmt.Fprintf(tw, "CPU per booking, whole path over the seed's design: %.2f x\n", c.Ratio)
+}

@@ -95,6 +95,7 @@ func (r *Report) writeExtras(tw *tabwriter.Writer) {
 		found := map[bool]string{true: "knee", false: "no knee within the duration; best"}[r.Knee.Found]
 		fmt.Fprintf(tw, "%s: %.1f confirmed bookings/s at %.0f offered/s\n", found, r.Knee.Confirmed, r.Knee.Offered)
 	}
+	r.writeAgainstSeed(tw)
 	section(tw, "SYSTEM METRICS (after - before)", "source\tseries\tbefore\tafter\tdelta")
 	for _, m := range r.Metrics {
 		fmt.Fprintf(tw, "%s\t%s\t%g\t%g\t%+g\n", m.Source, m.Series, m.Before, m.After, m.Delta)

@@ -139,7 +139,6 @@ func bookedCount(ctx context.Context, pool *pgxpool.Pool, slotID int64) int {
 	return n
 }
 
-
 // closedChecks runs the database's checks over both legs' doctors.
 func closedChecks(ctx context.Context, pool *pgxpool.Pool, rep *loadtest.Report, seed int64) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)

@@ -36,6 +36,9 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 	case loadtest.ScenarioHotslotClosed:
 		return runClosed(ctx, o, pool)
 	}
+	if o.AgainstSeed {
+		return runAgainstSeed(ctx, o, pool)
+	}
 	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
 	if rep != nil {
 		forgetDoctors(ctx, pool, rep, loadtest.NewIDs(o.Seed))

@@ -126,6 +126,7 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; hotslot-closed: of each concurrency; 0 = 5s (LOADTEST_STEP_DURATION)")
 	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
 	fs.IntVar(&o.BaselineConns, "baseline-conns", int(envFloat("LOADTEST_BASELINE_CONNS", 0)), "hotslot-compare, hotslot-closed: the seed baseline's PostgreSQL connections; 0 = 20, as BOOKER_DB_CONNS (LOADTEST_BASELINE_CONNS)")
+	fs.BoolVar(&o.AgainstSeed, "against-seed", env("LOADTEST_AGAINST_SEED", "") == "1", "opening, opening-all: then the same load against the seed's design, served by this process, in the same run (LOADTEST_AGAINST_SEED=1)")
 	fs.Func("closed-conns", "hotslot-closed: the closed loop's client counts, comma-separated; default 8,16,32,64,128,256", func(v string) error {
 		return parseConns(v, &o.ClosedConns)
 	})
