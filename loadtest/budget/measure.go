@@ -105,3 +105,20 @@ func seedRatio(r *report.Report) (float64, bool) {
 	}
 	return r.AgainstSeed.Ratio, true
 }
+
+// laterSeconds is the highest booking answers' p99 of the seconds after
+// the first in which clicks were sent, within the run's duration: the
+// opening's first second has a budget of its own.
+func laterSeconds(r *report.Report) (float64, bool) {
+	dur, err := time.ParseDuration(r.Settings.Duration)
+	if err != nil {
+		return 0, false
+	}
+	worst, found := 0.0, false
+	for _, s := range r.Series {
+		if s.Second >= 1 && float64(s.Second) < dur.Seconds() && s.SentClicks > 0 {
+			worst, found = max(worst, s.P99), true
+		}
+	}
+	return worst, found
+}
