@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream/members"
 )
 
 // partition is one of the stream's partitions as this booker holds it.
@@ -43,10 +44,10 @@ const (
 func (p *Pool) share(ctx context.Context) error {
 	changed := make(<-chan struct{})
 	if p.Members != nil {
-		if err := p.Members.start(ctx); err != nil {
+		if err := p.Members.Start(ctx); err != nil {
 			return err
 		}
-		changed = p.Members.changed
+		changed = p.Members.Changed()
 		p.takeUnpinned(ctx)
 		select {
 		case <-ctx.Done():
@@ -68,7 +69,7 @@ func (p *Pool) share(ctx context.Context) error {
 	}
 	p.releaseAll(released)
 	if p.Members != nil {
-		p.Members.leave()
+		p.Members.Leave()
 	}
 	return nil
 }
@@ -142,9 +143,9 @@ func (p *Pool) reconcile(ctx context.Context, released chan<- *partition) {
 
 func (p *Pool) owners() []string {
 	if p.Members == nil {
-		return assign([]string{""}, len(p.parts))
+		return members.Assign([]string{""}, len(p.parts))
 	}
-	return assign(p.Members.live(), len(p.parts))
+	return members.Assign(p.Members.Live(), len(p.parts))
 }
 
 func (p *Pool) self() string {
@@ -154,7 +155,7 @@ func (p *Pool) self() string {
 	return p.Members.ID
 }
 
-func (p *Pool) heldByOther(n int) bool { return p.Members != nil && p.Members.heldByOther(n) }
+func (p *Pool) heldByOther(n int) bool { return p.Members != nil && p.Members.HeldByOther(n) }
 
 // announce tells the others, and the Held hook, which partitions this
 // booker holds; one it is letting go of is held until the last of its
@@ -169,7 +170,7 @@ func (p *Pool) announce() {
 		}
 	}
 	if p.Members != nil {
-		p.Members.setHeld(list)
+		p.Members.SetHeld(list)
 	}
 	if p.Held != nil {
 		p.Held(flags)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream/members"
 )
 
 // Pool drains the partitions this booker holds in batches through a fixed
@@ -28,7 +29,7 @@ type Pool struct {
 	Worker     *Worker
 	// Members is this booker's view of the others; nil holds every
 	// partition alone.
-	Members *Members
+	Members *members.Members
 	Size    int
 	// BatchSize and BatchWait bound a batch: it is cut when it is full, or
 	// else once its oldest command has waited BatchWait.
