@@ -27,6 +27,9 @@ const (
 	// beside bot accounts that hold many connections, repeat at once instead
 	// of after Retry-After, and rotate keys within the per-patient limit.
 	ScenarioFairness = "fairness"
+	// ScenarioHotslotClosed runs one hot slot in a closed loop at each of
+	// ClosedConns, through the gateway and against the seed's design.
+	ScenarioHotslotClosed = "hotslot-closed"
 )
 
 // The click spreads of the opening-all scenario.
@@ -121,8 +124,15 @@ type Options struct {
 	// long it keeps a read (the seed says 3 to 5 seconds).
 	RedisURL     string
 	SeedCacheTTL time.Duration
-	// BaselineConns is the seed baseline's pool size (hotslot-compare).
+	// BaselineConns is the seed baseline's pool size (hotslot-compare,
+	// hotslot-closed).
 	BaselineConns int
+	// ClosedConns are the closed loop's concurrencies (hotslot-closed),
+	// each run for StepDuration.
+	ClosedConns []int
+	// AgainstSeed runs the same load against the seed's design after the
+	// gateway's run, in the same run (opening, opening-all).
+	AgainstSeed bool
 	// Zone is the clinic's time zone, in which slot-list dates are read.
 	Zone *time.Location
 	// Progress receives the progress bar; nil shows none.
@@ -171,6 +181,9 @@ func (o Options) WithDefaults() Options {
 		o.RedisURL = "redis://127.0.0.1:6379/0"
 	}
 	Default(&o.SeedCacheTTL, 5*time.Second)
+	if len(o.ClosedConns) == 0 {
+		o.ClosedConns = []int{8, 16, 32, 64, 128, 256}
+	}
 	Default(&o.Conns, 8_000)
 	if o.Processes == nil {
 		o.Processes = DefaultProcesses()
@@ -210,13 +223,14 @@ var scenarioDefaults = map[string]defaults{
 	// The morning of 2,000 doctors: 1,000 clicks/s for 20 s, no reads.
 	ScenarioOpeningAll:     {rate: 1_000, reads: -1, duration: 20 * time.Second},
 	ScenarioHotslotCompare: {rate: 500, reads: -1, duration: 120 * time.Second},
+	ScenarioHotslotClosed:  {rate: 1, reads: -1, duration: time.Second},
 }
 
 // Validate reports options that cannot make a meaningful run.
 func (o Options) Validate() error {
 	var errs []error
 	if _, ok := scenarioDefaults[o.Scenario]; !ok {
-		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained, day, day-compare, opening-all or hotslot-compare)", o.Scenario))
+		errs = append(errs, fmt.Errorf("unknown scenario %q (want opening, sustained, day, day-compare, opening-all, hotslot-compare or hotslot-closed)", o.Scenario))
 	}
 	if o.Skew != SkewUniform && o.Skew != SkewZipf {
 		errs = append(errs, fmt.Errorf("unknown skew %q (want uniform or zipf)", o.Skew))

@@ -35,7 +35,14 @@ type (
 	BacklogLine = report.BacklogLine
 	Comparison  = report.Comparison
 	CompareLeg  = report.CompareLeg
-	Knee        = report.Knee
-	Step        = report.Step
-	MetricDelta = report.MetricDelta
+	// ClosedComparison, ClosedLeg and ClosedStep are the hotslot-closed
+	// scenario's report.
+	ClosedComparison = report.ClosedComparison
+	ClosedLeg        = report.ClosedLeg
+	ClosedStep       = report.ClosedStep
+	// SeedComparison is a run's -against-seed leg beside it.
+	SeedComparison = report.SeedComparison
+	Knee           = report.Knee
+	Step           = report.Step
+	MetricDelta    = report.MetricDelta
 )

@@ -23,7 +23,7 @@ import (
 func TestDemoDoctorsComeAsPlans(t *testing.T) {
 	t.Parallel()
 	db, dbURL := pgtest.Pool(t, 4)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
 	defer cancel()
 	clock := clocktest.New(t)
 	sys, err := system.Start(ctx, system.Config{

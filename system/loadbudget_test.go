@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/booker"
 	"termin/loadtest"
+	"termin/loadtest/budget"
 	"termin/loadtest/scenario"
 	"termin/migrations/pgtest"
 )
@@ -52,8 +53,8 @@ func checkBudgetsReported(t *testing.T, rep *loadtest.Report) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Budgets) != 3 {
-		t.Errorf("%d budgets reported, want the opening's 3: %+v", len(rep.Budgets), rep.Budgets)
+	if want := len(budget.For(loadtest.ScenarioOpening)); len(rep.Budgets) != want {
+		t.Errorf("%d budgets reported, want the opening's %d: %+v", len(rep.Budgets), want, rep.Budgets)
 	}
 	for _, b := range rep.Budgets {
 		if !b.Measured || !bytes.Contains(txt, []byte(b.Budget)) {

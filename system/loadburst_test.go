@@ -49,7 +49,7 @@ func startLikeRunWith(t *testing.T, log *slog.Logger, tune func(*system.Config))
 		t.Fatal(err)
 	}
 	bcfg.Addr, gcfg.Addr, gcfg.Auth.Secret = "127.0.0.1:0", "127.0.0.1:0", dev.Secret
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
 	defer cancel()
 	cfg := system.Config{DatabaseURL: pgtest.URL(t), DataDir: t.TempDir(),
 		Booker: bcfg, Gateway: gcfg, SeedDemo: true, Logger: log}

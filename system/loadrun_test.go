@@ -32,7 +32,7 @@ func startSystem(t *testing.T, decorate func(booker.Service) booker.Service) (*s
 	t.Helper()
 	dbURL := pgtest.URL(t)
 	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
 	defer cancel()
 	sys, err := system.Start(ctx, system.Config{
 		DatabaseURL: dbURL, DataDir: t.TempDir(), Logger: quiet,

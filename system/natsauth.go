@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"termin/booker/jetstream"
+	"termin/booker/jetstream/members"
 	gwjetstream "termin/gateway/jetstream"
 	"termin/shared"
 )
@@ -57,11 +58,11 @@ func ServicePermissions(ns shared.Namespace, prefix string) map[string]Permissio
 			Publish: []string{
 				"$JS.API.>", "$JS.ACK.>", "$JS.FC.>", "$KV." + bucket + ".>", "_INBOX.>",
 				ns.Subject(shared.SlotStateSubject) + ".>", ns.Subject("appointment.>"), ns.Subject("notify.dead.>"),
-				ns.Subject(jetstream.DeadSubject) + ".>", ns.Subject(jetstream.MembersSubject),
+				ns.Subject(jetstream.DeadSubject) + ".>", ns.Subject(members.Subject),
 			},
 			Subscribe: []string{"_INBOX.>", ns.Subject(shared.ScheduleSubject), ns.Subject(shared.WaitlistSubject), ns.Subject(shared.DoctorSubject),
 				ns.Subject(shared.PatientSubject), ns.Subject(shared.PracticeSubject), ns.Subject(shared.AccessSubject),
-				ns.Subject(jetstream.MembersSubject)},
+				ns.Subject(members.Subject)},
 			Responses: true,
 		},
 	}

@@ -30,7 +30,7 @@ func startAsRun(t *testing.T) (*system.System, system.DevAuth, shared.Clock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startBound)
 	defer cancel()
 	clock := clocktest.New(t)
 	sys, err := system.Start(ctx, system.Config{

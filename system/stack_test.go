@@ -59,6 +59,12 @@ type stack struct {
 	posts   atomic.Int64 // booking requests sent by bookUntilDecided, repeats included
 }
 
+// startBound bounds starting a whole system that migrates its database
+// and seeds the demo: seconds on an idle machine, but 86 s once under the
+// whole suite beside stress-ng and other work on two cores. Longer than
+// this is a hang, not load.
+const startBound = 3 * time.Minute
+
 func newStack(t *testing.T) *stack {
 	t.Helper()
 	return newStackOn(t, os.Getenv("TEST_NATS_URL"), clocktest.New(t))

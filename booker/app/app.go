@@ -18,6 +18,7 @@ import (
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/jetstream/announce"
+	"termin/booker/jetstream/members"
 	"termin/booker/people"
 	"termin/booker/postgres"
 	"termin/booker/postgres/replication"
@@ -166,7 +167,7 @@ func (a *App) registry() *prometheus.Registry {
 func (a *App) run(parts jetstream.Partitions, w *jetstream.Worker, m *jetstream.Metrics) {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	members := jetstream.NewMembers(a.nc, a.cfg.Stream.Namespace, nuid.Next(), a.cfg.Logger)
+	members := members.New(a.nc, a.cfg.Stream.Namespace, nuid.Next(), a.cfg.Logger)
 	pool := &jetstream.Pool{Partitions: parts, Worker: w, Members: members, Size: a.cfg.Workers,
 		BatchSize: max(a.cfg.BatchSize, 1), BatchWait: a.cfg.BatchWait, Log: a.cfg.Logger, Held: m.SetHeld}
 	go jetstream.WatchQueue(ctx, parts, m, time.Second)

@@ -15,11 +15,18 @@ type Lane struct{ l *lane }
 type Entry = entry
 
 // NewLane makes a lane of batches of at most max.
-func NewLane(max int) Lane { return Lane{newLane(max)} }
+func NewLane(max int) Lane { return Lane{newLane(max, nil)} }
+
+// NewLaneWithCompany makes a lane whose short batches wait only while
+// company reports more commands coming.
+func NewLaneWithCompany(max int, company func() bool) Lane { return Lane{newLane(max, company)} }
+
+// Wake has the lane look again whether company is coming.
+func (l Lane) Wake() { l.l.wake() }
 
 // NewLaneWithClock makes a lane that reads the time from now.
 func NewLaneWithClock(max int, now func() time.Time) Lane {
-	l := newLane(max)
+	l := newLane(max, nil)
 	l.now = now
 	return Lane{l}
 }

@@ -7,9 +7,12 @@ import (
 
 // lane holds the commands waiting for one worker. While the worker decides a
 // batch, the next one grows here, so batches get larger exactly when the
-// load does; a short batch waits for company until its oldest command has
-// waited BatchWait, so a longer wait buys larger batches when the load is
-// light without adding to the wait of commands that queued behind a batch.
+// load does. A short batch waits for company only while company is coming,
+// as a database's group commit waits for siblings only while others are
+// active: while the partitions this booker pulls report commands still
+// pending in the stream, it waits until the batch is full or its oldest
+// command has waited BatchWait; otherwise it leaves at once, and a lone
+// command waits for nothing.
 type lane struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
@@ -17,10 +20,13 @@ type lane struct {
 	max    int // batch size
 	closed bool
 	now    func() time.Time
+	// company reports whether more commands are on their way to this
+	// booker; nil means always, so that a short batch waits out BatchWait.
+	company func() bool
 }
 
-func newLane(max int) *lane {
-	l := &lane{max: max, now: time.Now}
+func newLane(max int, company func() bool) *lane {
+	l := &lane{max: max, now: time.Now, company: company}
 	l.cond = sync.NewCond(&l.mu)
 	return l
 }
@@ -51,17 +57,37 @@ func (l *lane) take(wait time.Duration) ([]*entry, bool) {
 	for len(l.msgs) == 0 && !l.closed {
 		l.cond.Wait()
 	}
-	if len(l.msgs) < l.max && !l.closed {
-		if rest := wait - l.now().Sub(l.msgs[0].queued); rest > 0 {
-			l.mu.Unlock()
-			time.Sleep(rest)
-			l.mu.Lock()
-		}
-	}
+	l.gather(wait)
 	n := min(len(l.msgs), l.max)
 	batch := append([]*entry(nil), l.msgs[:n]...)
 	l.msgs = l.msgs[n:]
 	l.cond.Broadcast()
 	l.mu.Unlock()
 	return batch, n > 0
+}
+
+// gather waits, with the lock held, while the batch is short, company is
+// coming and its oldest command has waited less than wait. A push or wake
+// ends each wait, and so does a timer at the deadline.
+func (l *lane) gather(wait time.Duration) {
+	if len(l.msgs) == 0 {
+		return
+	}
+	deadline := l.msgs[0].queued.Add(wait)
+	for len(l.msgs) < l.max && !l.closed && (l.company == nil || l.company()) {
+		rest := deadline.Sub(l.now())
+		if rest <= 0 {
+			return
+		}
+		t := time.AfterFunc(rest, l.wake)
+		l.cond.Wait()
+		t.Stop()
+	}
+}
+
+// wake has the lane's worker look again whether company is still coming.
+func (l *lane) wake() {
+	l.mu.Lock()
+	l.cond.Broadcast()
+	l.mu.Unlock()
 }

@@ -153,3 +153,52 @@ func TestLaneWaitsNoLongerThanItsOldestCommand(t *testing.T) {
 		t.Fatal("the lane still waits for company for a command that has waited its batch wait")
 	}
 }
+
+// TestLaneWaitsOnlyWhileCompanyIsComing: with nothing more pending in the
+// stream, a lone command leaves at once however long the batch wait; while
+// more is pending it waits for it, and once the last pending command has
+// been pulled (a wake) the short batch leaves without waiting out the rest.
+func TestLaneWaitsOnlyWhileCompanyIsComing(t *testing.T) {
+	var coming atomic.Bool
+	l := jetstream.NewLaneWithCompany(3, coming.Load)
+	l.Push(entries(0, 1)[0])
+	if batch := takeWithin(t, l, 10*time.Second, "a lone command with no company coming"); fmt.Sprint(patients(batch)) != "[0]" {
+		t.Fatalf("batch %v, want [0]", patients(batch))
+	}
+	coming.Store(true)
+	l.Push(entries(1, 1)[0])
+	got := make(chan []*jetstream.Entry, 1)
+	go func() {
+		batch, _ := l.Take(time.Hour)
+		got <- batch
+	}()
+	l.Push(entries(2, 1)[0]) // company came; one more is still pending
+	coming.Store(false)      // the last pending command was pulled elsewhere
+	l.Wake()
+	select {
+	case batch := <-got:
+		if fmt.Sprint(patients(batch)) != "[1 2]" {
+			t.Fatalf("batch %v, want [1 2]", patients(batch))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lane still waits for company after none is coming")
+	}
+}
+
+// takeWithin takes the lane's next batch with an hour's batch wait and
+// fails the test unless it comes within limit.
+func takeWithin(t *testing.T, l jetstream.Lane, limit time.Duration, what string) []*jetstream.Entry {
+	t.Helper()
+	got := make(chan []*jetstream.Entry, 1)
+	go func() {
+		batch, _ := l.Take(time.Hour)
+		got <- batch
+	}()
+	select {
+	case batch := <-got:
+		return batch
+	case <-time.After(limit):
+		t.Fatalf("%s waited for company", what)
+		return nil
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream/members"
 )
 
 // partition is one of the stream's partitions as this booker holds it.
@@ -21,6 +23,9 @@ type partition struct {
 	pulled chan struct{}
 	// hand counts the commands pulled and not yet settled (entry.settled).
 	hand sync.WaitGroup
+	// ahead is how many of its commands the stream held undelivered behind
+	// the last one pulled (see Pool.company).
+	ahead atomic.Uint64
 }
 
 type partitionState int
@@ -39,10 +44,10 @@ const (
 func (p *Pool) share(ctx context.Context) error {
 	changed := make(<-chan struct{})
 	if p.Members != nil {
-		if err := p.Members.start(ctx); err != nil {
+		if err := p.Members.Start(ctx); err != nil {
 			return err
 		}
-		changed = p.Members.changed
+		changed = p.Members.Changed()
 		p.takeUnpinned(ctx)
 		select {
 		case <-ctx.Done():
@@ -64,7 +69,7 @@ func (p *Pool) share(ctx context.Context) error {
 	}
 	p.releaseAll(released)
 	if p.Members != nil {
-		p.Members.leave()
+		p.Members.Leave()
 	}
 	return nil
 }
@@ -138,9 +143,9 @@ func (p *Pool) reconcile(ctx context.Context, released chan<- *partition) {
 
 func (p *Pool) owners() []string {
 	if p.Members == nil {
-		return assign([]string{""}, len(p.parts))
+		return members.Assign([]string{""}, len(p.parts))
 	}
-	return assign(p.Members.live(), len(p.parts))
+	return members.Assign(p.Members.Live(), len(p.parts))
 }
 
 func (p *Pool) self() string {
@@ -150,7 +155,7 @@ func (p *Pool) self() string {
 	return p.Members.ID
 }
 
-func (p *Pool) heldByOther(n int) bool { return p.Members != nil && p.Members.heldByOther(n) }
+func (p *Pool) heldByOther(n int) bool { return p.Members != nil && p.Members.HeldByOther(n) }
 
 // announce tells the others, and the Held hook, which partitions this
 // booker holds; one it is letting go of is held until the last of its
@@ -165,7 +170,7 @@ func (p *Pool) announce() {
 		}
 	}
 	if p.Members != nil {
-		p.Members.setHeld(list)
+		p.Members.SetHeld(list)
 	}
 	if p.Held != nil {
 		p.Held(flags)
@@ -215,6 +220,7 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 func (p *Pool) release(part *partition) {
 	part.it.Drain()
 	<-part.pulled
+	part.ahead.Store(0)
 	part.hand.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

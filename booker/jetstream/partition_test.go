@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"termin/booker"
 	"termin/booker/jetstream"
+	"termin/booker/jetstream/members"
 	"termin/shared"
 	"termin/shared/poll"
 )
@@ -80,7 +81,7 @@ func (q *queue) startBooker(name string, log *decisionLog) *partBooker {
 	pb := &partBooker{name: name, nc: nc, dec: &loggingDecider{name: name, log: log, hang: make(chan struct{})}}
 	w := &jetstream.Worker{Service: pb.dec, Decisions: kv, JS: js, Conn: nc,
 		Metrics: jetstream.NewMetrics(prometheus.NewRegistry()), Log: quiet(), Namespace: q.cfg.Namespace, MaxDeliver: q.cfg.MaxDeliver}
-	pool := &jetstream.Pool{Partitions: parts, Worker: w, Members: jetstream.NewMembers(nc, q.cfg.Namespace, nuid.Next(), quiet()),
+	pool := &jetstream.Pool{Partitions: parts, Worker: w, Members: members.New(nc, q.cfg.Namespace, nuid.Next(), quiet()),
 		Size: 1, BatchSize: 20, BatchWait: 5 * time.Millisecond, Log: quiet(), Held: pb.setHolds}
 	ctx, cancel := context.WithCancel(context.Background())
 	pb.cancel = cancel

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"termin/booker/jetstream/members"
 )
 
 // Pool drains the partitions this booker holds in batches through a fixed
@@ -28,7 +29,7 @@ type Pool struct {
 	Worker     *Worker
 	// Members is this booker's view of the others; nil holds every
 	// partition alone.
-	Members *Members
+	Members *members.Members
 	Size    int
 	// BatchSize and BatchWait bound a batch: it is cut when it is full, or
 	// else once its oldest command has waited BatchWait.
@@ -47,15 +48,15 @@ type Pool struct {
 // hand, lets its partitions go and returns.
 func (p *Pool) Run(ctx context.Context) error {
 	work := context.WithoutCancel(ctx) // messages in hand are finished after shutdown begins
-	p.lanes = make([]*lane, p.Size)
-	var wg sync.WaitGroup
-	for i := range p.lanes {
-		p.lanes[i] = newLane(p.BatchSize)
-		wg.Go(func() { p.drain(work, p.lanes[i]) })
-	}
 	p.parts = make([]*partition, len(p.Partitions.Consumers))
 	for i, c := range p.Partitions.Consumers {
 		p.parts[i] = &partition{n: i, cons: c}
+	}
+	p.lanes = make([]*lane, p.Size)
+	var wg sync.WaitGroup
+	for i := range p.lanes {
+		p.lanes[i] = newLane(p.BatchSize, p.company)
+		wg.Go(func() { p.drain(work, p.lanes[i]) })
 	}
 	err := p.share(ctx)
 	for _, l := range p.lanes {
@@ -99,10 +100,43 @@ func (p *Pool) pull(part *partition, it jetstream.MessagesContext) {
 		}
 		entries := p.Worker.parse(m)
 		part.hand.Add(len(entries))
+		was := part.ahead.Swap(numPending(m))
 		for _, e := range entries {
 			e.hand = &part.hand
 			p.lanes[laneOf(e, len(p.lanes))].push(e)
 		}
+		if was > 0 && part.ahead.Load() == 0 {
+			p.wakeLanes()
+		}
+	}
+}
+
+// numPending is how many of the partition's commands the stream still
+// holds behind m, undelivered.
+func numPending(m jetstream.Msg) uint64 {
+	meta, err := m.Metadata()
+	if err != nil {
+		return 0
+	}
+	return meta.NumPending
+}
+
+// company reports whether commands are still pending in the stream for a
+// partition this booker pulls: then a short batch waits for them.
+func (p *Pool) company() bool {
+	for _, part := range p.parts {
+		if part.ahead.Load() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// wakeLanes has every waiting lane look again: the last pending command
+// was pulled, and a lane whose batch waits for company need wait no more.
+func (p *Pool) wakeLanes() {
+	for _, l := range p.lanes {
+		l.wake()
 	}
 }
 

@@ -12,18 +12,27 @@ import (
 	"termin/shared"
 )
 
-// packer gathers the bookings of one partition submitted within PackWait
-// into one message of the stream, a shared.Envelope on the partition's
-// subject. The first booking of a pack starts its wait; the pack is sent
-// when the wait is over or when it is full, and each submitter returns once
-// it is sent, with the pack, so that a late decision can publish the same
-// message again under the same Msg-Id (confirm). A pack of one is sent as
-// the command alone, on its doctor's subject, as without a packer.
+// packer gathers the bookings of one partition into one message of the
+// stream, a shared.Envelope on the partition's subject, as a database's
+// group commit gathers commits: a booking with nothing of its partition in
+// flight (sent and not yet decided) is sent at once, alone; one that finds
+// bookings in flight waits for company in the partition's current pack,
+// which is sent when the last booking in flight is decided (the booker is
+// free for it), when it is full, or at the latest PackWait after its first
+// booking. So a lone booking never waits, and under load the packs grow
+// with what arrives during one decision's round trip. Each submitter
+// returns once its pack is sent, with the pack, so that a late decision can
+// publish the same message again under the same Msg-Id (confirm). A pack of
+// one is sent as the command alone, on its doctor's subject, as without a
+// packer.
 type packer struct {
 	q    *Queue
 	wait time.Duration
 	mu   sync.Mutex
 	cur  [shared.Partitions]*pack
+	// flying counts each partition's bookings sent and not yet decided
+	// (or given up on: landed).
+	flying [shared.Partitions]int
 }
 
 // pack is one envelope on its way: the commands in it, then, once sent,
@@ -49,14 +58,22 @@ type packed struct {
 	data     []byte
 }
 
-// add puts a command in the current pack and waits until the pack is sent.
-// The command that fills the pack takes it out of reach of the next one
-// before letting go of the lock, so that no pack outgrows an envelope's
-// bounds.
+// add puts a command in its partition's pack, or sends it at once when
+// nothing of its partition is in flight, and waits until it is sent. The
+// command that fills the pack takes it out of reach of the next one before
+// letting go of the lock, so that no pack outgrows an envelope's bounds.
+// The caller reports the command's end with landed, exactly once.
 func (p *packer) add(it packed) (*pack, error) {
 	part := shared.Partition(it.doctorID)
 	p.mu.Lock()
 	pk := p.cur[part]
+	if pk == nil && p.flying[part] == 0 {
+		pk = &pack{partition: part, done: make(chan struct{}), items: []packed{it}}
+		p.flying[part]++
+		p.mu.Unlock()
+		p.send(pk)
+		return pk, pk.err
+	}
 	if pk == nil {
 		pk = &pack{partition: part, done: make(chan struct{})}
 		p.cur[part] = pk
@@ -67,6 +84,7 @@ func (p *packer) add(it packed) (*pack, error) {
 	full := len(pk.items) >= shared.MaxEnvelopeCommands || pk.size >= shared.MaxEnvelopeBytes-shared.MaxCommandBytes-256
 	if full {
 		p.cur[part] = nil
+		p.flying[part] += len(pk.items)
 	}
 	p.mu.Unlock()
 	if full {
@@ -74,6 +92,23 @@ func (p *packer) add(it packed) (*pack, error) {
 	}
 	<-pk.done
 	return pk, pk.err
+}
+
+// landed ends a sent booking's flight: decided, refused or given up on.
+// When it was the last of its partition in flight, the partition's pack
+// goes now: the booker has nothing more of this gateway's to decide.
+func (p *packer) landed(part int) {
+	p.mu.Lock()
+	p.flying[part]--
+	pk := p.cur[part]
+	if p.flying[part] > 0 || pk == nil {
+		p.mu.Unlock()
+		return
+	}
+	p.cur[part] = nil
+	p.flying[part] += len(pk.items)
+	p.mu.Unlock()
+	p.send(pk)
 }
 
 // confirm publishes the pack again with a PubAck for its late command cmd,
@@ -93,7 +128,7 @@ func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error)
 	return ack, err
 }
 
-// seal sends pk at the end of its wait, unless it was sent full already.
+// seal sends pk at the end of its wait, unless it was sent already.
 func (p *packer) seal(pk *pack) {
 	p.mu.Lock()
 	if p.cur[pk.partition] != pk {
@@ -101,6 +136,7 @@ func (p *packer) seal(pk *pack) {
 		return
 	}
 	p.cur[pk.partition] = nil
+	p.flying[pk.partition] += len(pk.items)
 	p.mu.Unlock()
 	p.send(pk)
 }
@@ -147,4 +183,15 @@ func envelope(inbox string, items []packed) []byte {
 		b = append(b, it.data...)
 	}
 	return append(b, "]}"...)
+}
+
+// landing wraps a command's forget so that its end also ends its flight,
+// once however often forget is called.
+func (p *packer) landing(doctorID int64, forget func()) func() {
+	part := shared.Partition(doctorID)
+	var once sync.Once
+	return func() {
+		forget()
+		once.Do(func() { p.landed(part) })
+	}
 }

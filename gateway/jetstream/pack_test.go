@@ -2,6 +2,7 @@ package jetstream_test
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -10,14 +11,17 @@ import (
 	"termin/shared"
 )
 
-// TestSubmitPacksBookingsSentTogether: bookings of one partition's doctors
-// submitted within PackWait travel as one message of the stream, an
-// envelope on the partition's subject, and each gets its own decision; a
-// booking submitted alone travels alone, on its doctor's subject.
+// TestSubmitPacksBookingsSentTogether: of bookings of one partition's
+// doctors submitted together, the first, with nothing in flight, travels
+// alone on its doctor's subject at once; the others wait for it to be
+// decided and then travel as one message of the stream, an envelope on the
+// partition's subject, long before PackWait; each gets its own decision. A
+// booking submitted alone later travels alone and waits for nothing.
 func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	b := newBus(t)
-	b.cfg.ConfirmAfter = 2 * time.Second
-	b.cfg.PackWait = 100 * time.Millisecond
+	b.cfg.ConfirmAfter = 5 * time.Second
+	b.cfg.PackWait = time.Minute // longer than decision waits for: only a landing sends the pack
+	b.decideAfter = 200 * time.Millisecond
 	seen := b.decideAll()
 	const n = 10
 	q := b.gateway()
@@ -28,9 +32,12 @@ func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 			t.Errorf("patient %d: decision %+v (ok %v), want their booking", p, d, ok)
 		}
 	}
-	envelope := shared.EnvelopeSubject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), shared.Partition(42))
-	if got := <-b.subjects; got != envelope || len(b.subjects) != 0 {
-		t.Errorf("the stream held %s and %d more messages; want the %d bookings in one envelope", got, len(b.subjects), n)
+	prefix := b.cfg.Namespace.Subject(b.cfg.SubjectPrefix)
+	if first := <-b.subjects; first == shared.EnvelopeSubject(prefix, shared.Partition(42)) {
+		t.Errorf("the first booking went in an envelope, want it alone at once")
+	}
+	if got := <-b.subjects; got != shared.EnvelopeSubject(prefix, shared.Partition(42)) || len(b.subjects) != 0 {
+		t.Errorf("the stream held %s and %d more messages; want the other %d bookings in one envelope", got, len(b.subjects), n-1)
 	}
 	if len(seen) != n {
 		t.Errorf("the booker saw %d commands, want %d", len(seen), n)
@@ -42,18 +49,20 @@ func TestSubmitPacksBookingsSentTogether(t *testing.T) {
 	if d, ok := decision(t, ch); !ok || d.Code != shared.Booked {
 		t.Fatalf("decision %+v (ok %v), want the booking", d, ok)
 	}
-	if got, want := <-b.subjects, shared.Subject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), 77); got != want {
+	if got, want := <-b.subjects, shared.Subject(prefix, 77); got != want {
 		t.Errorf("a booking alone went on %s, want its doctor's subject %s", got, want)
 	}
 }
 
 // TestSubmitPacksEachPartitionApart: bookings submitted together for the
-// doctors of every partition travel in one envelope per partition, each on
-// its partition's subject, so that each goes to the booker holding it.
+// doctors of every partition travel, after each partition's first, in one
+// envelope per partition, each on its partition's subject, so that each
+// goes to the booker holding it.
 func TestSubmitPacksEachPartitionApart(t *testing.T) {
 	b := newBus(t)
-	b.cfg.ConfirmAfter = 2 * time.Second
-	b.cfg.PackWait = 200 * time.Millisecond
+	b.cfg.ConfirmAfter = 5 * time.Second
+	b.cfg.PackWait = time.Minute
+	b.decideAfter = 100 * time.Millisecond
 	b.decideAll()
 	const perPartition = 3
 	var doctors []int64
@@ -73,15 +82,15 @@ func TestSubmitPacksEachPartitionApart(t *testing.T) {
 	for part := range shared.Partitions {
 		want[shared.EnvelopeSubject(b.cfg.Namespace.Subject(b.cfg.SubjectPrefix), part)] = true
 	}
-	for range shared.Partitions {
+	for range 2 * shared.Partitions {
 		got := <-b.subjects
-		if !want[got] {
-			t.Errorf("the stream held a message on %s, want one envelope per partition", got)
+		if strings.HasSuffix(got, ".envelope") && !want[got] {
+			t.Errorf("the stream held a second envelope on %s, want one per partition", got)
 		}
 		delete(want, got)
 	}
-	if len(b.subjects) != 0 {
-		t.Errorf("the stream held %d more messages than one envelope per partition", len(b.subjects))
+	if len(want) != 0 || len(b.subjects) != 0 {
+		t.Errorf("envelopes missing on %v, %d messages more than a lone booking and an envelope per partition", want, len(b.subjects))
 	}
 }
 
@@ -148,8 +157,8 @@ func TestSubmitRecoversAnEnvelopeTheStreamMissed(t *testing.T) {
 	if got := len(seen); got != n {
 		t.Errorf("the booker saw %d commands, want %d: the envelope once", got, n)
 	}
-	if got := acks.Load(); got != 1 {
-		t.Errorf("%d PubAcks, want 1: the envelope's first late command confirms it for all", got)
+	if got := acks.Load(); got != 2 {
+		t.Errorf("%d PubAcks, want 2: the lone first booking's, and the envelope's first late command's for all of its", got)
 	}
 }
 
@@ -160,13 +169,15 @@ func TestSubmitRecoversAnEnvelopeTheStreamMissed(t *testing.T) {
 func TestSubmitReadsNoRecordOfItsOwnLateEnvelope(t *testing.T) {
 	b := newBus(t)
 	b.keepRows()
-	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.cfg.ConfirmAfter = 250 * time.Millisecond
 	b.cfg.PackWait = 50 * time.Millisecond
-	b.decideAfter = 100 * time.Millisecond // five commands: half a second behind
+	// The lone first booking is decided within ConfirmAfter; the envelope
+	// of the other five is sent at PackWait and half a second behind.
+	b.decideAfter = 100 * time.Millisecond
 	acks := b.pubAcks()
 	q := b.gateway()
 	b.decideAll()
-	const n = 5
+	const n = 6
 	chs := submitTogether(t, q, n, func(p int64) (int64, shared.Command) { return 42, booking(1+p, p, fmt.Sprint("k", p)) })
 	wantOwnBookings(t, chs)
 	if got := acks.Load(); got != 1 {

@@ -23,6 +23,7 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 	out := make(chan shared.Decision, 1)
 	sent := time.Now()
 	if q.packer != nil && cmd.Kind == shared.KindBook {
+		forget = q.packer.landing(doctorID, forget)
 		pk, err := q.pack(doctorID, msgID, reply, cmd)
 		if err != nil {
 			forget()

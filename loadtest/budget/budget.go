@@ -36,11 +36,15 @@ var Table = []Budget{
 	{loadtest.ScenarioOpening, "booking answers p99, every status (ANSWERS: POST all)", 50, true, "ms", answers("POST all")},
 	{loadtest.ScenarioOpening, "slot-list reads p99 (ANSWERS: GET all)", 20, true, "ms", answers("GET all")},
 	{loadtest.ScenarioOpening, "the opening's first second: click to final answer p99", 100, true, "ms", openingFirstSecond},
+	{loadtest.ScenarioOpening, "booking answers p99 of the worst second after the first, by second of sending", 50, true, "ms", laterSeconds},
 	{loadtest.ScenarioOpeningAll, "CPU per confirmed booking, every process measured but the load generator", 500, true, "µs", cpuPerBooking},
 	{loadtest.ScenarioOpeningAll, "click to final answer p99", 500, true, "ms", morningDecisions},
 	{loadtest.ScenarioOpeningAll, "every click decided, seconds after the last click", 10, true, "s", backlogCleared},
+	{loadtest.ScenarioOpeningAll, "click to final answer p50", 25, true, "ms", morningP50},
+	{loadtest.ScenarioOpeningAll, "CPU per confirmed booking over the seed design's, same run (-against-seed)", 0.35, true, "×", seedRatio},
 	{loadtest.ScenarioHotslotCompare, "confirmed bookings/s at the knee, whole path over the seed's design", 5, false, "×", kneeRatio},
 	{loadtest.ScenarioSustained, "confirmed bookings/s at the knee", 10_000, false, "/s", knee},
+	{loadtest.ScenarioHotslotClosed, "confirmed bookings/s in a closed loop, each at its best concurrency, whole path over the seed's design", 3, false, "×", closedRatio},
 }
 
 // For is the scenario's budgets, in the table's order.

@@ -79,3 +79,46 @@ func knee(r *report.Report) (float64, bool) {
 	}
 	return r.Knee.Confirmed, true
 }
+
+func closedRatio(r *report.Report) (float64, bool) {
+	if r.Closed == nil || r.Closed.Ratio == 0 {
+		return 0, false
+	}
+	return r.Closed.Ratio, true
+}
+
+func morningP50(r *report.Report) (float64, bool) {
+	if r.Morning == nil {
+		return 0, false
+	}
+	for _, l := range r.Morning.Decisions {
+		if l.Key == "every decided click" && l.Count > 0 {
+			return l.P50, true
+		}
+	}
+	return 0, false
+}
+
+func seedRatio(r *report.Report) (float64, bool) {
+	if r.AgainstSeed == nil || r.AgainstSeed.Ratio == 0 {
+		return 0, false
+	}
+	return r.AgainstSeed.Ratio, true
+}
+
+// laterSeconds is the highest booking answers' p99 of the seconds after
+// the first in which clicks were sent, within the run's duration: the
+// opening's first second has a budget of its own.
+func laterSeconds(r *report.Report) (float64, bool) {
+	dur, err := time.ParseDuration(r.Settings.Duration)
+	if err != nil {
+		return 0, false
+	}
+	worst, found := 0.0, false
+	for _, s := range r.Series {
+		if s.Second >= 1 && float64(s.Second) < dur.Seconds() && s.SentClicks > 0 {
+			worst, found = max(worst, s.P99), true
+		}
+	}
+	return worst, found
+}

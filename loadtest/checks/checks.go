@@ -249,3 +249,15 @@ func Verdict(name string, bad []string, ok string) Check {
 	shown := bad[:min(len(bad), 3)]
 	return Check{Name: name, Detail: fmt.Sprintf("%d failures: %s", len(bad), strings.Join(shown, "; "))}
 }
+
+// Stored checks what the database alone can tell of the run's doctors'
+// slots, with no client's record beside it: no slot over capacity, every
+// count equal to its rows, one appointment per key. A closed loop keeps no
+// ledger of its clicks, so this is what it checks.
+func Stored(ctx context.Context, pool *pgxpool.Pool, firstDoctor, lastDoctor int64) ([]Check, error) {
+	c := &checker{run: Run{FirstDoctor: firstDoctor, LastDoctor: lastDoctor}, byKey: map[string]*Click{}}
+	if err := c.load(ctx, pool, firstDoctor, lastDoctor); err != nil {
+		return nil, fmt.Errorf("checks: %w", err)
+	}
+	return []Check{c.capacity(), c.counted(), c.noDuplicates()}, nil
+}

@@ -27,18 +27,22 @@ type Report struct {
 	// Opening is the time to a decision over the run and for the clicks of
 	// its first second alone, when the clicks begin at an opening: the
 	// first second is the product, and a whole run's figures hide it.
-	Opening   []LatencyLine  `json:"openingDecisions,omitempty"`
-	Histogram []BucketLine   `json:"bookingLatencyHistogram"`
-	Errors    map[string]int `json:"errors"`
-	Metrics   []MetricDelta  `json:"metrics"`
-	Notes     []string       `json:"notes,omitempty"`
-	Knee      *Knee          `json:"knee,omitempty"`
-	CPU       *CPUReport     `json:"cpu,omitempty"`
-	Morning   *Morning       `json:"morning,omitempty"`
-	Compare   *Comparison    `json:"compare,omitempty"`
-	Series    []SecondLine   `json:"series"`
-	Checks    []checks.Check `json:"checks"`
-	Passed    bool           `json:"passed"`
+	Opening   []LatencyLine     `json:"openingDecisions,omitempty"`
+	Histogram []BucketLine      `json:"bookingLatencyHistogram"`
+	Errors    map[string]int    `json:"errors"`
+	Metrics   []MetricDelta     `json:"metrics"`
+	Notes     []string          `json:"notes,omitempty"`
+	Knee      *Knee             `json:"knee,omitempty"`
+	CPU       *CPUReport        `json:"cpu,omitempty"`
+	Morning   *Morning          `json:"morning,omitempty"`
+	Compare   *Comparison       `json:"compare,omitempty"`
+	Closed    *ClosedComparison `json:"closedLoop,omitempty"`
+	// AgainstSeed is the same load against the seed's design, when the
+	// run was asked for it.
+	AgainstSeed *SeedComparison `json:"againstSeed,omitempty"`
+	Series      []SecondLine    `json:"series"`
+	Checks      []checks.Check  `json:"checks"`
+	Passed      bool            `json:"passed"`
 	// Budgets are the scenario's budgets (package budget) and how the run
 	// did against each; a missed one fails only a -strict run.
 	Budgets []BudgetLine `json:"budgets,omitempty"`

@@ -20,6 +20,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.writeCompare(tw)
 		return tw.Flush()
 	}
+	if r.Closed != nil {
+		r.writeClosed(tw)
+		return tw.Flush()
+	}
 	fmt.Fprintf(tw, "termin load test: scenario %s, seed %d, gateway %s, started %s\n",
 		r.Scenario, r.Seed, r.Gateway, r.Started.Format("2006-01-02 15:04:05Z"))
 	s := r.Settings
@@ -91,6 +95,7 @@ func (r *Report) writeExtras(tw *tabwriter.Writer) {
 		found := map[bool]string{true: "knee", false: "no knee within the duration; best"}[r.Knee.Found]
 		fmt.Fprintf(tw, "%s: %.1f confirmed bookings/s at %.0f offered/s\n", found, r.Knee.Confirmed, r.Knee.Offered)
 	}
+	r.writeAgainstSeed(tw)
 	section(tw, "SYSTEM METRICS (after - before)", "source\tseries\tbefore\tafter\tdelta")
 	for _, m := range r.Metrics {
 		fmt.Fprintf(tw, "%s\t%s\t%g\t%g\t%+g\n", m.Source, m.Series, m.Before, m.After, m.Delta)
@@ -149,8 +154,8 @@ func (r *Report) Save() error {
 	if err := os.WriteFile(filepath.Join(r.Dir, "report.json"), append(js, '\n'), 0o644); err != nil {
 		return err
 	}
-	if r.Compare != nil {
-		return nil // each leg's folder has its own chart
+	if r.Compare != nil || r.Closed != nil {
+		return nil // a comparison's legs chart in their own folders, or not at all
 	}
 	return writeChart(r, filepath.Join(r.Dir, "chart.png"))
 }

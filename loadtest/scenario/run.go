@@ -35,6 +35,11 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 		return runCompare(ctx, o, pool)
 	case loadtest.ScenarioDayCompare:
 		return runDayCompare(ctx, o, pool)
+	case loadtest.ScenarioHotslotClosed:
+		return runClosed(ctx, o, pool)
+	}
+	if o.AgainstSeed {
+		return runAgainstSeed(ctx, o, pool)
 	}
 	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
 	if rep != nil {

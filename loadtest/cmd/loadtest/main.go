@@ -129,9 +129,13 @@ func parseFlags(args []string) (o loadtest.Options, cpuProfile string, err error
 	morningFlags(fs, &o)
 	procs := processFlags(fs, runPID(runPIDPath, len(run) > 0), run)
 	fs.Float64Var(&o.RampStep, "ramp-step", envFloat("LOADTEST_RAMP_STEP", 0), "sustained, hotslot-compare: rise of the offered rate per step; 0 = 500 (LOADTEST_RAMP_STEP)")
-	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; 0 = 5s (LOADTEST_STEP_DURATION)")
+	fs.DurationVar(&o.StepDuration, "step-duration", envDuration("LOADTEST_STEP_DURATION", 0), "sustained, hotslot-compare: length of a ramp step; hotslot-closed: of each concurrency; 0 = 5s (LOADTEST_STEP_DURATION)")
 	fs.DurationVar(&o.SettleTimeout, "settle-timeout", envDuration("LOADTEST_SETTLE_TIMEOUT", 0), "longest wait after the load for the outbox to be relayed and the streams drained before CPU is read again; 0 = 2m (LOADTEST_SETTLE_TIMEOUT)")
-	fs.IntVar(&o.BaselineConns, "baseline-conns", int(envFloat("LOADTEST_BASELINE_CONNS", 0)), "hotslot-compare: the seed baseline's PostgreSQL connections; 0 = 20, as BOOKER_DB_CONNS (LOADTEST_BASELINE_CONNS)")
+	fs.IntVar(&o.BaselineConns, "baseline-conns", int(envFloat("LOADTEST_BASELINE_CONNS", 0)), "hotslot-compare, hotslot-closed: the seed baseline's PostgreSQL connections; 0 = 20, as BOOKER_DB_CONNS (LOADTEST_BASELINE_CONNS)")
+	fs.BoolVar(&o.AgainstSeed, "against-seed", env("LOADTEST_AGAINST_SEED", "") == "1", "opening, opening-all: then the same load against the seed's design, served by this process, in the same run (LOADTEST_AGAINST_SEED=1)")
+	fs.Func("closed-conns", "hotslot-closed: the closed loop's client counts, comma-separated; default 8,16,32,64,128,256", func(v string) error {
+		return parseConns(v, &o.ClosedConns)
+	})
 	zone := fs.String("clinic-tz", env("CLINIC_TZ", "Europe/Berlin"), "clinic time zone, in which slot-list dates are read (CLINIC_TZ)")
 	if err := fs.Parse(args); err != nil {
 		return o, "", err
@@ -265,4 +269,17 @@ func envDuration(name string, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// parseConns reads a comma-separated list of positive client counts.
+func parseConns(v string, out *[]int) error {
+	*out = nil
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 || n > 4096 {
+			return fmt.Errorf("client count %q: want 1..4096", f)
+		}
+		*out = append(*out, n)
+	}
+	return nil
 }

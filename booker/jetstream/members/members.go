@@ -1,4 +1,8 @@
-package jetstream
+// Package members is the bookers' view of one another: each announces
+// itself and the partitions it holds over core NATS, and every booker
+// assigns the partitions alike from the members it hears, so that no
+// coordinator is needed to share them.
+package members
 
 import (
 	"context"
@@ -12,9 +16,9 @@ import (
 	"termin/shared"
 )
 
-// MembersSubject is where bookers announce themselves and the partitions
-// they hold, below the namespace.
-const MembersSubject = "booker.members"
+// Subject is where bookers announce themselves and the partitions they
+// hold, below the namespace.
+const Subject = "booker.members"
 
 // Members is the bookers that share the partitions, as this booker hears
 // them. Each booker announces itself and the partitions it holds every Beat
@@ -65,14 +69,14 @@ const (
 	DefaultTimeout = 2 * time.Second
 )
 
-// NewMembers makes this booker's view of its peers on conn, in namespace ns.
-func NewMembers(conn *nats.Conn, ns shared.Namespace, id string, log *slog.Logger) *Members {
-	return &Members{Conn: conn, Subject: ns.Subject(MembersSubject), ID: id, Beat: DefaultBeat,
+// New makes this booker's view of its peers on conn, in namespace ns.
+func New(conn *nats.Conn, ns shared.Namespace, id string, log *slog.Logger) *Members {
+	return &Members{Conn: conn, Subject: ns.Subject(Subject), ID: id, Beat: DefaultBeat,
 		Timeout: DefaultTimeout, Log: log}
 }
 
-// start listens to the others and announces this booker until ctx ends.
-func (m *Members) start(ctx context.Context) error {
+// Start listens to the others and announces this booker until ctx ends.
+func (m *Members) Start(ctx context.Context) error {
 	m.peers, m.changed = map[string]peer{}, make(chan struct{}, 1)
 	if m.now == nil {
 		m.now = time.Now
@@ -160,6 +164,10 @@ func (m *Members) expire() {
 	}
 }
 
+// Changed is told, without blocking, whenever a booker comes, goes or
+// holds other partitions: the pool then shares again.
+func (m *Members) Changed() <-chan struct{} { return m.changed }
+
 func (m *Members) signal() {
 	select {
 	case m.changed <- struct{}{}:
@@ -180,8 +188,8 @@ func (m *Members) announce(leaving bool) {
 	}
 }
 
-// setHeld records the partitions this booker holds and announces them.
-func (m *Members) setHeld(held []int) {
+// SetHeld records the partitions this booker holds and announces them.
+func (m *Members) SetHeld(held []int) {
 	m.mu.Lock()
 	same := slices.Equal(m.held, held)
 	m.held = slices.Clone(held)
@@ -191,16 +199,16 @@ func (m *Members) setHeld(held []int) {
 	}
 }
 
-// leave says this booker is gone, once it holds nothing any more.
-func (m *Members) leave() {
+// Leave says this booker is gone, once it holds nothing any more.
+func (m *Members) Leave() {
 	m.announce(true)
 	if m.sub != nil {
 		_ = m.sub.Unsubscribe()
 	}
 }
 
-// live is the bookers of this view, this one included, sorted.
-func (m *Members) live() []string {
+// Live is the bookers of this view, this one included, sorted.
+func (m *Members) Live() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := []string{m.ID}
@@ -211,8 +219,8 @@ func (m *Members) live() []string {
 	return out
 }
 
-// heldByOther is whether another booker says it holds partition p.
-func (m *Members) heldByOther(p int) bool {
+// HeldByOther is whether another booker says it holds partition p.
+func (m *Members) HeldByOther(p int) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, peer := range m.peers {

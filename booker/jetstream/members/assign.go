@@ -1,4 +1,4 @@
-package jetstream
+package members
 
 import (
 	"hash/fnv"
@@ -6,14 +6,14 @@ import (
 	"strconv"
 )
 
-// assign gives each of n partitions to one of members, alike in every
+// Assign gives each of n partitions to one of members, alike in every
 // booker that sees the same members. Each partition ranks the members by a
 // hash of the pair (rendezvous hashing) and goes to the first of them that
 // still has room; a member has room for n/len(members) partitions, and the
 // first n%len(members) members to fill that up get one more. So shares
 // differ by one at most, and a booker that comes or goes moves few
 // partitions besides its own.
-func assign(members []string, n int) []string {
+func Assign(members []string, n int) []string {
 	out := make([]string, n)
 	if len(members) == 0 {
 		return out
