@@ -9,6 +9,7 @@ import (
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
+	"termin/gateway/spans"
 )
 
 // callTimeout bounds every call into the queue or the database, so that a
@@ -45,6 +46,9 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
+	c, span := spans.Request(c, s.tracer, "POST /api/appointments", ctx.Time(), s.earlierTrace(req.PatientID, key))
+	ctx.SetUserValue(spanKey{}, span.SpanContext())
+	defer func() { spans.EndRequest(span, ctx.Response.StatusCode()) }()
 	res, err := s.bookings.RequestBooking(c, req)
 	if err != nil {
 		s.fail(ctx, err)

@@ -18,10 +18,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+	"go.opentelemetry.io/otel/trace"
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/people"
 	"termin/gateway/http/wire"
+	"termin/gateway/spans"
 	"termin/shared"
 )
 
@@ -77,6 +79,8 @@ type Config struct {
 	Clock shared.Clock
 	// SignIn is how the pages sign in at Auth.Provider.
 	SignIn SignIn
+	// Traces receives the spans of booking requests; nil traces nothing.
+	Traces trace.TracerProvider
 }
 
 // SignIn is what the pages need to sign in at the OpenID provider: the
@@ -106,6 +110,8 @@ type Server struct {
 	signIn   signIn
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
+	tracer   trace.Tracer
+	traced   bool // Traces was given
 }
 
 // NewServer checks cfg and registers the gateway's metrics on cfg.Registry.
@@ -147,9 +153,14 @@ func NewServer(cfg Config) (*Server, error) {
 		log:      cfg.Logger,
 		metrics:  m,
 		clock:    cfg.Clock,
+		tracer:   spans.Tracer(cfg.Traces),
+		traced:   cfg.Traces != nil,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
+			// OpenMetrics, when the scraper asks for it, carries the
+			// latency histograms' exemplars (trace ids).
+			EnableOpenMetrics: true,
 		})),
 	}
 	s.signIn = newSignIn(cfg.Auth.Provider, cfg.SignIn)
@@ -216,7 +227,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 	s.metrics.requestCounter(r, status).Inc()
 	if r == routeAppointments && ctx.IsPost() {
 		took := time.Since(start)
-		s.metrics.bookingDuration.Observe(took.Seconds())
+		spans.Observe(s.metrics.bookingDuration, took.Seconds(), requestSpan(ctx))
 		s.metrics.admission[admissionOutcome(status)].Inc()
 		if s.log.Enabled(context.Background(), slog.LevelDebug) {
 			s.logFor(ctx).Debug("booking answered", "status", status, "took", took)
