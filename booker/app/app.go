@@ -15,15 +15,18 @@ import (
 	"github.com/nats-io/nuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/jetstream/announce"
+	"termin/booker/jetstream/spans"
 	"termin/booker/people"
 	"termin/booker/postgres"
 	"termin/booker/postgres/replication"
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations"
+	"termin/shared/tracing"
 )
 
 // App is a running booker.
@@ -45,6 +48,8 @@ type App struct {
 	plans    *plans.Store
 	// people keeps profiles, the access log, erasure, retention and blocks.
 	people *people.Store
+	// traces exports the booker's spans when the OTEL_* variables ask.
+	traces *tracing.Provider
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -67,7 +72,10 @@ func (a *App) start(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns); err != nil {
+	if a.traces, err = tracing.FromEnv(ctx, "termin-booker"); err != nil {
+		return err
+	}
+	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns, postgres.Traced(a.tracerProvider())); err != nil {
 		return err
 	}
 	a.Store = postgres.NewStore(a.db)
@@ -113,7 +121,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann,
-		Decided: a.events.wake}, metrics)
+		Decided: a.events.wake, Tracer: a.tracer()}, metrics)
 	a.startHoldExpiry(ann)
 	if err := a.startSchedules(); err != nil {
 		return err
@@ -219,7 +227,28 @@ func (a *App) closeConns() error {
 	if a.repl != nil {
 		a.repl.Close()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = a.traces.Shutdown(ctx) // the last spans, exported if the collector answers in time
 	return err
+}
+
+// tracerProvider is the provider the booker traces with, or nil when
+// tracing is off.
+func (a *App) tracerProvider() trace.TracerProvider {
+	if a.traces == nil || !a.traces.Enabled() {
+		return nil
+	}
+	return a.traces
+}
+
+// tracer is the booker's tracer, or nil when tracing is off: its parts then
+// skip tracing altogether.
+func (a *App) tracer() trace.Tracer {
+	if tp := a.tracerProvider(); tp != nil {
+		return spans.Tracer(tp)
+	}
+	return nil
 }
 
 // natsLiveness notices within about six seconds a NATS server that

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
+	"termin/booker/jetstream/spans"
 	"termin/shared"
 )
 
@@ -83,7 +85,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	err := w.retry(ctx, func() (err error) {
 		start := time.Now()
 		out, err = w.Service.Decide(ctx, ops)
-		w.Metrics.Reserve.Observe(time.Since(start).Seconds())
+		spans.Observe(w.Metrics.Reserve, time.Since(start).Seconds(), trace.SpanContextFromContext(ctx))
 		return err
 	})
 	if err != nil {

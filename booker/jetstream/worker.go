@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
 	"termin/booker/jetstream/announce"
 	"termin/shared"
@@ -48,6 +49,10 @@ type Worker struct {
 	// relay's wake, so that a booking's event is not kept waiting for the
 	// end of a relay's rest.
 	Decided func()
+	// Tracer, when set, traces each command's time in the stream, the
+	// batches and the replies (see jetstream/spans); nil traces nothing and
+	// costs nothing.
+	Tracer trace.Tracer
 	// oneByOne is set once the server turned out to lack batched reads.
 	oneByOne atomic.Bool
 }
@@ -66,6 +71,9 @@ type entry struct {
 	decision  shared.Decision
 	outcome   booker.Outcome
 	decided   bool // answered before the database: from the record
+	// trace is the span context the command's later spans go under: its
+	// time in the stream's, or the context it brought.
+	trace trace.SpanContext
 	// encoded is decision as recorded, which the reply sends as it is
 	// (encode).
 	encoded []byte
@@ -113,8 +121,10 @@ func (w *Worker) dispose(e *entry) (action, string) {
 // pending says when that is done and which keys it concerns.
 func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
 	w.Metrics.BatchSize.Observe(float64(len(entries)))
+	ctx, span := w.batchSpan(ctx, entries)
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
+	span.End()
 	if w.Decided != nil {
 		w.Decided()
 	}
@@ -177,20 +187,25 @@ func commandKey(cmd shared.Command) string {
 // batching and the decision.
 func (w *Worker) parse(m jetstream.Msg) []*entry {
 	delivered := uint64(1)
-	if meta, err := m.Metadata(); err == nil {
+	meta, err := m.Metadata()
+	if err == nil {
 		delivered = meta.NumDelivered
 	}
 	if delivered > 1 {
 		w.Metrics.Redelivered.Inc()
 	}
 	if isEnvelope(m.Subject()) {
-		return unpack(m, delivered)
+		entries := unpack(m, delivered)
+		w.traceEntries(entries, nil, meta)
+		return entries
 	}
 	h := m.Headers()
 	e := &entry{msg: m, delivered: delivered, reply: h.Get(shared.ReplyHeader),
 		batched: h.Get(shared.RepliesHeader) == shared.RepliesBatched}
 	e.cmd, e.err = decodeCommand(m.Data(), e.reply)
-	return []*entry{e}
+	entries := []*entry{e}
+	w.traceEntries(entries, h, meta)
+	return entries
 }
 
 // decodeCommand reads and checks a command as the gateway makes it: at most
@@ -230,7 +245,7 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 			out.add(e)
 		}
 	}
-	out.send()
+	out.send(ctx)
 	w.recordAll(ctx, entries)
 	var parked, rest []*entry
 	for _, e := range entries {
@@ -244,7 +259,7 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 		}
 		rest = append(rest, e)
 	}
-	out.send()
+	out.send(ctx)
 	for _, e := range rest {
 		w.finish(ctx, e)
 	}

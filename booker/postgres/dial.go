@@ -7,7 +7,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Open connects a pool of at most maxConns connections. The bound is the point:
@@ -15,7 +17,7 @@ import (
 // up as lock waiters inside PostgreSQL. A few of them are kept open and warm
 // (see warmConns), opened by the pool in the background from the start: the
 // burst finds them ready.
-func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+func Open(ctx context.Context, url string, maxConns int32, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
@@ -29,6 +31,9 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	}
 	cfg.MinConns = min(warmConns, cfg.MaxConns)
 	cfg.AfterConnect = warm
+	for _, t := range tune {
+		t(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -38,4 +43,19 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
 	return pool, nil
+}
+
+// Traced has the pool's statements traced on tp: a span per statement,
+// batch and connection acquire under the caller's span (the batch's), with
+// the statement's text and never its parameters, which hold patients'
+// data. Statements outside a sampled span are not traced. A nil tp changes
+// nothing.
+func Traced(tp trace.TracerProvider) func(*pgxpool.Config) {
+	return func(cfg *pgxpool.Config) {
+		if tp == nil {
+			return
+		}
+		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp), otelpgx.WithTrimSQLInSpanName(),
+			otelpgx.WithDisableConnectionDetailsInAttributes())
+	}
 }
