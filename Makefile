@@ -36,12 +36,20 @@ FIRST       := %/system/... %/loadtest/...
 TEST_PKGS    = $(foreach m,$(FIRST),$(filter $(m),$(MODULES))) $(filter-out $(FIRST),$(MODULES))
 TEST_FORMAT ?=
 
-test: prereqs
+test: prereqs jaeger
 	@fmt='$(TEST_FORMAT)'; [ -n "$$fmt" ] || { [ -t 1 ] && fmt=dots-v2 || fmt=testname; }; \
 	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
 		--rerun-fails=1 --rerun-fails-max-failures=3 --rerun-fails-abort-on-data-race \
 		--rerun-fails-report=.test-reruns --packages='$(TEST_PKGS)' \
 		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS)
+
+.PHONY: jaeger
+# Jaeger v2 (cmd/jaeger, the version tools/jaeger/go.mod pins as a Go tool),
+# which the tracing test starts: built once into .cache/bin, about six
+# minutes on two cores the first time, found there afterwards. See
+# scripts/jaeger.sh.
+jaeger:
+	@GO='$(GO)' ./scripts/jaeger.sh >/dev/null
 
 .PHONY: test-clock
 # The date- and time-sensitive tests again at chosen instants in
