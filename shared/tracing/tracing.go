@@ -21,6 +21,14 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
+// Variables are the environment variables tracing reads, in each wing,
+// besides its flags: the specification's own, as the outside contract says.
+// The SDK and its OTLP exporters read more of the specification's (headers,
+// timeouts, OTEL_RESOURCE_ATTRIBUTES, the batch processor's delays).
+var Variables = []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL",
+	"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_SERVICE_NAME",
+	"OTEL_TRACES_EXPORTER", "OTEL_SDK_DISABLED"}
+
 // Provider is a wing's tracer provider and what flushes it on shutdown.
 // Each wing has its own rather than the process's global one, so that
 // `make run` and the system tests, which run both wings in one process,
