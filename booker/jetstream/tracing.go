@@ -42,7 +42,9 @@ func (w *Worker) batchSpan(ctx context.Context, entries []*entry) (context.Conte
 // replySpan starts the span of the replies r is about to send, under the
 // batch's.
 func (w *Worker) replySpan(ctx context.Context, r *replies) trace.Span {
-	if w.Tracer == nil || !trace.SpanFromContext(ctx).IsRecording() {
+	// The batch's span has ended by now (replies follow the transaction):
+	// whether it was sampled is what counts.
+	if w.Tracer == nil || !trace.SpanContextFromContext(ctx).IsSampled() {
 		return trace.SpanFromContext(context.Background())
 	}
 	var answered []*entry

@@ -94,7 +94,7 @@ func Fail(span trace.Span, err error) {
 // Reply starts the producer span of a reply message to a gateway, a child
 // of the batch, linked to the commands it answers.
 func Reply(ctx context.Context, tr trace.Tracer, commands []trace.SpanContext, decisions int) (context.Context, trace.Span) {
-	if !trace.SpanFromContext(ctx).IsRecording() {
+	if !trace.SpanContextFromContext(ctx).IsSampled() {
 		return ctx, trace.SpanFromContext(ctx)
 	}
 	links := make([]trace.Link, 0, len(commands))

@@ -83,3 +83,16 @@ func TestObserveCarriesTheSampledTraceAsExemplar(t *testing.T) {
 		t.Fatalf("want the sampled trace's exemplar alone:\n%s", m)
 	}
 }
+
+func TestReplyFollowsItsEndedBatch(t *testing.T) {
+	tr, rec := recorder(t)
+	cmds := []trace.SpanContext{tracing.Remote(sampled)}
+	ctx, batch := spans.Batch(context.Background(), tr, cmds)
+	batch.End() // replies go out after the transaction
+	_, reply := spans.Reply(ctx, tr, cmds, 1)
+	reply.End()
+	ended := rec.Ended()
+	if len(ended) != 2 || ended[1].Name() != "reply" || ended[1].Parent().SpanID() != ended[0].SpanContext().SpanID() {
+		t.Fatalf("want the batch and its reply as its child, got %d spans", len(ended))
+	}
+}
