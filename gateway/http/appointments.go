@@ -47,7 +47,9 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
 	c, span := spans.Request(c, s.tracer, "POST /api/appointments", ctx.Time(), s.earlierTrace(req.PatientID, key))
-	ctx.SetUserValue(spanKey{}, span.SpanContext())
+	if sc := span.SpanContext(); sc.IsSampled() {
+		ctx.SetUserValue(spanKey{}, sc) // the latency's exemplar (finish)
+	}
 	defer func() { spans.EndRequest(span, ctx.Response.StatusCode()) }()
 	res, err := s.bookings.RequestBooking(c, req)
 	if err != nil {

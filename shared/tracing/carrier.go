@@ -43,6 +43,9 @@ const maxTraceParent = 128
 // valid span context: what a command carries inside an envelope, where
 // several commands of different traces share one message.
 func TraceParent(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return "" // tracing off: no carrier allocated per booking
+	}
 	c := propagation.MapCarrier{}
 	propagator.Inject(ctx, c)
 	return c["traceparent"]
