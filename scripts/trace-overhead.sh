@@ -10,7 +10,7 @@
 # tables side by side. Jaeger's own CPU is not charged: the CPU table counts
 # the gateway, the booker, NATS and PostgreSQL only.
 #
-#   scripts/trace-overhead.sh                 ROUNDS=3 RATIO=0.1 LOADTEST_RATE=1000
+#   make trace-overhead     (or ROUNDS=3 RATIO=0.1 LOADTEST_RATE=1000 scripts/trace-overhead.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-2}
