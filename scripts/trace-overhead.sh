@@ -31,6 +31,7 @@ service:
   telemetry: {metrics: {level: none}, logs: {level: warn}}
 extensions:
   jaeger_query:
+    enable_tracing: false
     storage: {traces: memstore}
     http: {endpoint: "127.0.0.1:${query_port}"}
     grpc: {endpoint: "127.0.0.1:$((query_port + 1))"}

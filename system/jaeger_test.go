@@ -27,7 +27,8 @@ type jaeger struct {
 
 // jaegerConfig is the all-in-one configuration with every listener on the
 // test's ports and nothing else listening (no metrics, sampling or zpages
-// ports that could clash with another test's Jaeger).
+// ports that could clash with another test's Jaeger), and without tracing
+// itself (it would export to the default 127.0.0.1:4317).
 const jaegerConfig = `
 service:
   extensions: [jaeger_storage, jaeger_query]
@@ -43,6 +44,7 @@ service:
       level: warn
 extensions:
   jaeger_query:
+    enable_tracing: false
     storage:
       traces: memstore
     http:
@@ -251,7 +253,9 @@ func (j jaeger) traceOf(t *testing.T, requests int, seen map[string]bool) jaeger
 // command's time in the stream, the batch (linked), its SQL and the reply.
 // A booking answered 202 and then repeated is one trace, both requests in it.
 func TestBookingTraceReachesJaeger(t *testing.T) {
+	start := time.Now()
 	j := startJaeger(t)
+	t.Logf("jaeger up after %v", time.Since(start).Round(time.Millisecond))
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", j.otlp)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	t.Setenv("OTEL_TRACES_SAMPLER", "always_on")
@@ -265,6 +269,7 @@ func TestBookingTraceReachesJaeger(t *testing.T) {
 		t.Fatalf("booking: %d %v, want 201", a.status, a.body)
 	}
 	j.traceOf(t, 1, seen)
+	t.Logf("direct booking's trace found after %v", time.Since(start).Round(time.Millisecond))
 
 	// A gateway with a reply budget far shorter than any decision answers
 	// 202 first; the repeat gets the decision, in the same trace.
@@ -275,6 +280,7 @@ func TestBookingTraceReachesJaeger(t *testing.T) {
 	if a := s.postVia(hasty, slot, 78, "trace-queued"); a.status != http.StatusCreated && a.status != http.StatusOK {
 		t.Fatalf("repeat: %d %v, want the booking", a.status, a.body)
 	}
+	t.Logf("queued booking decided after %v", time.Since(start).Round(time.Millisecond))
 	tr := j.traceOf(t, 2, seen)
-	t.Logf("trace %s: %d spans", tr.TraceID, len(tr.Spans))
+	t.Logf("trace %s of the queued booking: %d spans, found after %v", tr.TraceID, len(tr.Spans), time.Since(start).Round(time.Millisecond))
 }
