@@ -80,6 +80,8 @@ for round in $(seq "$rounds"); do
   one off "$round"
   one on "$round"
 done
+# Both wings must have exported, or the "on" runs measured nothing.
+echo "== services that sent traces to Jaeger: $(curl -s "http://127.0.0.1:${query_port}/api/services")"
 echo "== CPU per confirmed booking (reports in $out)"
 for f in "$out"/loadtest-*.txt; do
   echo "-- $(basename "$f" .txt)"

@@ -39,6 +39,20 @@ func (w *Worker) batchSpan(ctx context.Context, entries []*entry) (context.Conte
 	return spans.Batch(ctx, w.Tracer, commandTraces(entries))
 }
 
+// endBatch ends the batch's span, marked failed with the first command's
+// failure, if one failed.
+func endBatch(span trace.Span, entries []*entry) {
+	if span.IsRecording() {
+		for _, e := range entries {
+			if e.err != nil {
+				spans.Fail(span, e.err)
+				break
+			}
+		}
+	}
+	span.End()
+}
+
 // replySpan starts the span of the replies r is about to send, under the
 // batch's.
 func (w *Worker) replySpan(ctx context.Context, r *replies) trace.Span {

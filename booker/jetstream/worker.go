@@ -124,7 +124,7 @@ func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
 	ctx, span := w.batchSpan(ctx, entries)
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
-	span.End()
+	endBatch(span, entries)
 	if w.Decided != nil {
 		w.Decided()
 	}
