@@ -55,7 +55,7 @@ func Traced(tp trace.TracerProvider) func(*pgxpool.Config) {
 		if tp == nil {
 			return
 		}
-		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp), otelpgx.WithTrimSQLInSpanName(),
+		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp),
 			otelpgx.WithDisableConnectionDetailsInAttributes())
 	}
 }
