@@ -75,7 +75,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if a.traces, err = tracing.FromEnv(ctx, "termin-booker"); err != nil {
 		return err
 	}
-	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns, postgres.Traced(a.tracerProvider())); err != nil {
+	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns, tracedSQL(a.tracerProvider())); err != nil {
 		return err
 	}
 	a.Store = postgres.NewStore(a.db)
@@ -121,7 +121,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann,
-		Decided: a.events.wake, Tracer: a.tracer()}, metrics)
+		Decided: a.events.wake, Tracer: spans.NewBooker(a.tracerProvider())}, metrics)
 	a.startHoldExpiry(ann)
 	if err := a.startSchedules(); err != nil {
 		return err

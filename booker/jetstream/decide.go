@@ -7,9 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
-	"termin/booker/jetstream/spans"
 	"termin/shared"
 )
 
@@ -85,7 +83,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	err := w.retry(ctx, func() (err error) {
 		start := time.Now()
 		out, err = w.Service.Decide(ctx, ops)
-		spans.Observe(w.Metrics.Reserve, time.Since(start).Seconds(), trace.SpanContextFromContext(ctx))
+		w.Tracer.Observe(ctx, w.Metrics.Reserve, time.Since(start).Seconds())
 		return err
 	})
 	if err != nil {

@@ -58,11 +58,7 @@ func (r *replies) add(e *entry) {
 // send publishes what add gathered: one message per inbox, or the plain
 // reply when an inbox has only one.
 func (r *replies) send(ctx context.Context) {
-	if len(r.inboxes) == 0 {
-		return
-	}
-	span := r.w.replySpan(ctx, r)
-	defer span.End()
+	defer r.w.Tracer.Reply(ctx, len(r.inboxes)).End()
 	for _, inbox := range r.inboxes {
 		batch := r.byInbox[inbox]
 		if len(batch) == 1 {

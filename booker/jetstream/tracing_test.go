@@ -30,9 +30,10 @@ func (q *queue) publishTraced(patient int64, header, field string) {
 }
 
 // TestBadTraceContextOnTheBusIsIgnored: commands whose trace context is
-// malformed or oversized, in the header or in the command, are decided like
-// any other and traced as if they had none; only the well-formed sampled one
-// is traced, and everything recorded belongs to its trace.
+// malformed or oversized are decided like any other and traced as if they
+// had none; only the well-formed sampled one is traced, and everything
+// recorded belongs to its trace. The command's own traceparent is the one
+// read: a header that says otherwise (patient 3's) changes nothing.
 func TestBadTraceContextOnTheBusIsIgnored(t *testing.T) {
 	const good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	rec := tracetest.NewSpanRecorder()
@@ -40,10 +41,10 @@ func TestBadTraceContextOnTheBusIsIgnored(t *testing.T) {
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
 	svc := &fakeDecider{}
 	q := newQueue(t, svc)
-	q.worker.Tracer = spans.Tracer(tp)
-	q.publishTraced(1, good, "")
-	q.publishTraced(2, "00-"+strings.Repeat("a", 4000), "")
-	q.publishTraced(3, "", "01-zz-yy-xx")
+	q.worker.Tracer = spans.NewBooker(tp)
+	q.publishTraced(1, good, good)
+	q.publishTraced(2, "00-"+strings.Repeat("a", 4000), "00-"+strings.Repeat("a", 4000))
+	q.publishTraced(3, "00-33333333333333333333333333333333-4444444444444444-01", "01-zz-yy-xx")
 	q.publishTraced(4, "not\x00a\x00traceparent", "00-00000000000000000000000000000000-00f067aa0ba902b7-01")
 	q.publishTraced(5, "", "")
 	q.run()

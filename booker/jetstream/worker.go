@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
 	"termin/booker/jetstream/announce"
+	"termin/booker/jetstream/spans"
 	"termin/shared"
 )
 
@@ -49,10 +50,8 @@ type Worker struct {
 	// relay's wake, so that a booking's event is not kept waiting for the
 	// end of a relay's rest.
 	Decided func()
-	// Tracer, when set, traces each command's time in the stream, the
-	// batches and the replies (see jetstream/spans); nil traces nothing and
-	// costs nothing.
-	Tracer trace.Tracer
+	// Tracer traces the batches and their commands; nil traces nothing.
+	Tracer *spans.Booker
 	// oneByOne is set once the server turned out to lack batched reads.
 	oneByOne atomic.Bool
 }
@@ -71,9 +70,6 @@ type entry struct {
 	decision  shared.Decision
 	outcome   booker.Outcome
 	decided   bool // answered before the database: from the record
-	// trace is the span context the command's later spans go under: its
-	// time in the stream's, or the context it brought.
-	trace trace.SpanContext
 	// encoded is decision as recorded, which the reply sends as it is
 	// (encode).
 	encoded []byte
@@ -121,10 +117,10 @@ func (w *Worker) dispose(e *entry) (action, string) {
 // pending says when that is done and which keys it concerns.
 func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
 	w.Metrics.BatchSize.Observe(float64(len(entries)))
-	ctx, span := w.batchSpan(ctx, entries)
+	ctx, span := w.Tracer.Batch(ctx, w.traces(entries))
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
-	endBatch(span, entries)
+	span.End()
 	if w.Decided != nil {
 		w.Decided()
 	}
@@ -187,25 +183,20 @@ func commandKey(cmd shared.Command) string {
 // batching and the decision.
 func (w *Worker) parse(m jetstream.Msg) []*entry {
 	delivered := uint64(1)
-	meta, err := m.Metadata()
-	if err == nil {
+	if meta, err := m.Metadata(); err == nil {
 		delivered = meta.NumDelivered
 	}
 	if delivered > 1 {
 		w.Metrics.Redelivered.Inc()
 	}
 	if isEnvelope(m.Subject()) {
-		entries := unpack(m, delivered)
-		w.traceEntries(entries, nil, meta)
-		return entries
+		return unpack(m, delivered)
 	}
 	h := m.Headers()
 	e := &entry{msg: m, delivered: delivered, reply: h.Get(shared.ReplyHeader),
 		batched: h.Get(shared.RepliesHeader) == shared.RepliesBatched}
 	e.cmd, e.err = decodeCommand(m.Data(), e.reply)
-	entries := []*entry{e}
-	w.traceEntries(entries, h, meta)
-	return entries
+	return []*entry{e}
 }
 
 // decodeCommand reads and checks a command as the gateway makes it: at most
@@ -326,6 +317,15 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 			"request_id", e.cmd.TraceID, "reply_token", e.cmd.RequestID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
 		_ = e.msg.NakWithDelay(delay)
 	}
+}
+
+// traces is each entry's trace context, continued by its time in the stream.
+func (w *Worker) traces(entries []*entry) []trace.SpanContext {
+	out := make([]trace.SpanContext, len(entries))
+	for i, e := range entries {
+		out[i] = w.Tracer.Received(e.cmd.TraceParent, e.msg, e.queued)
+	}
+	return out
 }
 
 func (w *Worker) reply(subject string, e *entry) {

@@ -7,16 +7,15 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Open connects a pool of at most maxConns connections. The bound is the point:
 // under a burst, requests wait for a connection in the pool instead of piling
 // up as lock waiters inside PostgreSQL. A few of them are kept open and warm
 // (see warmConns), opened by the pool in the background from the start: the
-// burst finds them ready.
+// burst finds them ready. Each of tune adjusts the configuration before the
+// pool connects (the booker's SQL tracing).
 func Open(ctx context.Context, url string, maxConns int32, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -43,19 +42,4 @@ func Open(ctx context.Context, url string, maxConns int32, tune ...func(*pgxpool
 		return nil, fmt.Errorf("postgres: ping: %w", err)
 	}
 	return pool, nil
-}
-
-// Traced has the pool's statements traced on tp: a span per statement,
-// batch and connection acquire under the caller's span (the batch's), with
-// the statement's text and never its parameters, which hold patients'
-// data. Statements outside a sampled span are not traced. A nil tp changes
-// nothing.
-func Traced(tp trace.TracerProvider) func(*pgxpool.Config) {
-	return func(cfg *pgxpool.Config) {
-		if tp == nil {
-			return
-		}
-		cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(tp),
-			otelpgx.WithDisableConnectionDetailsInAttributes())
-	}
 }

@@ -3,8 +3,9 @@
 // it (one batch decides the commands of many traces, so it links to each of
 // them), the reply, the outbox relay and the notification send.
 //
-// The trace context a command brings is read only as W3C traceparent, within
-// bounds (shared/tracing.Remote); a malformed one is ignored. The gateways
+// The trace context a command brings is its own traceparent field, read
+// within bounds (shared/tracing.Remote); a malformed one is ignored, and the
+// message's headers, which any publisher may set, are not read. The gateways
 // that publish commands are trusted to have chosen the sampling: their
 // spans are new roots for every client request, never a client's.
 package spans
@@ -18,7 +19,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
-	"termin/shared/tracing"
 )
 
 // scope is the instrumentation scope of the booker's spans.
@@ -30,16 +30,6 @@ func Tracer(tp trace.TracerProvider) trace.Tracer {
 		tp = noop.NewTracerProvider()
 	}
 	return tp.Tracer(scope)
-}
-
-// Command is the span context a command brings: its message's traceparent
-// header when it came alone, else the one it carries itself (inside an
-// envelope). A value that is no valid traceparent gives the zero context.
-func Command(header map[string][]string, field string) trace.SpanContext {
-	if sc := tracing.RemoteHeader(header); sc.IsValid() {
-		return sc
-	}
-	return tracing.Remote(field)
 }
 
 // InStream records a command's time in the stream, from the stream's
@@ -89,22 +79,6 @@ func Fail(span trace.Span, err error) {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, "failed")
 	}
-}
-
-// Reply starts the producer span of a reply message to a gateway, a child
-// of the batch, linked to the commands it answers.
-func Reply(ctx context.Context, tr trace.Tracer, commands []trace.SpanContext, decisions int) (context.Context, trace.Span) {
-	if !trace.SpanContextFromContext(ctx).IsSampled() {
-		return ctx, trace.SpanFromContext(ctx)
-	}
-	links := make([]trace.Link, 0, len(commands))
-	for _, sc := range commands {
-		if sc.IsValid() {
-			links = append(links, trace.Link{SpanContext: sc})
-		}
-	}
-	return tr.Start(ctx, "reply", trace.WithSpanKind(trace.SpanKindProducer), trace.WithLinks(links...),
-		trace.WithAttributes(attribute.Int("reply.decisions", decisions)))
 }
 
 // Start starts a span of its own trace (a relay round, a notification

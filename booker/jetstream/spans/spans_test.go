@@ -85,14 +85,26 @@ func TestObserveCarriesTheSampledTraceAsExemplar(t *testing.T) {
 }
 
 func TestReplyFollowsItsEndedBatch(t *testing.T) {
-	tr, rec := recorder(t)
-	cmds := []trace.SpanContext{tracing.Remote(sampled)}
-	ctx, batch := spans.Batch(context.Background(), tr, cmds)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	b := spans.NewBooker(tp)
+	ctx, batch := b.Batch(context.Background(), []trace.SpanContext{tracing.Remote(sampled)})
 	batch.End() // replies go out after the transaction
-	_, reply := spans.Reply(ctx, tr, cmds, 1)
-	reply.End()
+	b.Reply(ctx, 1).End()
 	ended := rec.Ended()
 	if len(ended) != 2 || ended[1].Name() != "reply" || ended[1].Parent().SpanID() != ended[0].SpanContext().SpanID() {
 		t.Fatalf("want the batch and its reply as its child, got %d spans", len(ended))
+	}
+}
+
+func TestNilBookerTracesNothing(t *testing.T) {
+	var b *spans.Booker
+	if sc := b.Received(sampled, nil, time.Now()); !sc.IsValid() {
+		t.Fatal("a nil Booker still reads the command's trace context")
+	}
+	_, span := b.Batch(context.Background(), []trace.SpanContext{tracing.Remote(sampled)})
+	if span.IsRecording() || b.Reply(context.Background(), 1).IsRecording() {
+		t.Fatal("a nil Booker must record nothing")
 	}
 }
