@@ -11,7 +11,6 @@ import (
 	"termin/gateway/reqlog"
 	"termin/gateway/spans"
 	"termin/shared"
-	"termin/shared/tracing"
 )
 
 // Queue is the durable queue between the gateway and the booker.
@@ -49,11 +48,8 @@ var _ Bookings = (*Front)(nil)
 func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingResult, error) {
 	deadline := time.Now().Add(f.Budget)
 	req.TraceID = reqlog.ID(ctx)
-	req.TraceParent = tracing.TraceParent(ctx)
-	ctx, shield := spans.Shield(ctx)
 	slot, repeat, err := f.screen(ctx, req)
 	if err != nil {
-		spans.Outcome(shield, outcomeName(err))
 		return BookingResult{}, err
 	}
 	// Only a repeat can have a decision on record; a new key goes straight on,
@@ -67,21 +63,15 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 	if repeat && !f.Room.Holds(req.PatientID, req.IdempotencyKey) {
 		if d, ok, err := f.Queue.Recorded(ctx, req.PatientID, req.IdempotencyKey); ok && err == nil {
 			f.Metrics.outcome(outcomeRecorded)
-			spans.Outcome(shield, "recorded")
 			return result(d, req, true, nil)
 		}
 		req.Resent = true
 	}
 	t, err := f.Room.Join(ctx, slot, req)
 	if err != nil {
-		spans.Outcome(shield, outcomeName(err))
 		return BookingResult{}, err
 	}
-	if shield.IsRecording() {
-		pos, wait := t.Position()
-		spans.Waiting(ctx, pos, wait)
-	}
-	spans.Outcome(shield, "admitted")
+	spans.Waiting(ctx, t.Position)
 	if t.Following() != "" {
 		return f.follow(ctx, t, req)
 	}
@@ -209,7 +199,6 @@ func (f *Front) await(ctx context.Context, t Ticket, req BookRequest, deadline t
 	select {
 	case <-t.Done():
 		d, err := t.Decision()
-		spans.Event(ctx, "decision")
 		f.Metrics.outcome(outcomeDecided)
 		if t.Alias(req.IdempotencyKey) {
 			// Another key of the patient's one place in this opening: it gets
@@ -222,7 +211,6 @@ func (f *Front) await(ctx context.Context, t Ticket, req BookRequest, deadline t
 	}
 	pos, wait := t.Position()
 	f.Metrics.outcome(outcomeQueued)
-	spans.Event(ctx, "queued: 202")
 	return BookingResult{Queued: true, Position: pos, RetryAfter: wait}, nil
 }
 
@@ -325,26 +313,4 @@ func unavailableUnlessDomain(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)
-}
-
-// outcomeName names a refusal of the shield for its span: the problem code
-// (RATE_LIMITED, SLOT_FULL, SLOT_CLOSED, ...).
-func outcomeName(err error) string {
-	return string(shared.CodeOf(err))
-}
-
-// earlierTraces is a waiting room that keeps each key's pending request
-// (gateway/room does).
-type earlierTraces interface {
-	EarlierTrace(patientID int64, key string) string
-}
-
-// EarlierTrace is the trace context of the key's pending request, if the
-// waiting room still holds it: the repeat of a request answered 202 joins
-// that request's trace, so that the answer and its decision are one trace.
-func (f *Front) EarlierTrace(patientID int64, key string) string {
-	if et, ok := f.Room.(earlierTraces); ok {
-		return et.EarlierTrace(patientID, key)
-	}
-	return ""
 }

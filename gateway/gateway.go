@@ -129,9 +129,7 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
-	// TraceParent is the W3C trace context of the request's span, when it
-	// is traced: its command carries it to the booker, and its ticket keeps
-	// it for the key's repeat after 202, which joins the same trace.
+	// TraceParent is the request span's W3C trace context, for its command and its repeats.
 	TraceParent string
 	// Resent marks a key sent before whose earlier request this gateway no
 	// longer holds (answered 503, or sent to another gateway) and whose

@@ -70,30 +70,46 @@ exporters:
 `
 
 // startJaeger runs the Jaeger binary scripts/jaeger.sh gives (building it
-// the first time, about six minutes) until the test ends.
+// the first time, about six minutes) until the test ends. Its ports are
+// picked free a moment before it listens; another test may take one in
+// between, so a Jaeger that does not come up is tried again on new ones.
 func startJaeger(t *testing.T) jaeger {
 	t.Helper()
 	out, err := exec.Command("../scripts/jaeger.sh").Output()
 	if err != nil {
 		t.Fatalf("scripts/jaeger.sh: %v", err)
 	}
+	bin := strings.TrimSpace(string(out))
+	for attempt := 1; ; attempt++ {
+		j, stop := runJaeger(t, bin)
+		err := poll.Until(15*time.Second, 200*time.Millisecond, func() error { _, err := j.traces("termin-none"); return err })
+		if err == nil {
+			t.Cleanup(stop)
+			return j
+		}
+		stop()
+		if attempt == 3 {
+			t.Fatalf("jaeger's query API never answered: %v", err)
+		}
+	}
+}
+
+// runJaeger starts bin on free ports; stop ends it.
+func runJaeger(t *testing.T, bin string) (j jaeger, stop func()) {
+	t.Helper()
 	query, grpc, otlp := freePort(t), freePort(t), freePort(t)
 	cfg := filepath.Join(t.TempDir(), "jaeger.yaml")
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, jaegerConfig, query, grpc, otlp), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, strings.TrimSpace(string(out)), "--config", cfg)
+	cmd := exec.CommandContext(ctx, bin, "--config", cfg)
 	cmd.Stdout, cmd.Stderr = t.Output(), t.Output()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	j := jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", otlp), query: fmt.Sprintf("http://127.0.0.1:%d", query)}
-	if err := poll.Until(30*time.Second, 200*time.Millisecond, func() error { _, err := j.traces("termin-none"); return err }); err != nil {
-		t.Fatalf("jaeger's query API never answered: %v", err)
-	}
-	return j
+	j = jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", otlp), query: fmt.Sprintf("http://127.0.0.1:%d", query)}
+	return j, func() { cancel(); _ = cmd.Wait() }
 }
 
 // jaegerTrace is a trace as Jaeger's query API gives it.

@@ -109,7 +109,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(),
 		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads, Clock: a.cfg.Clock,
-		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}, Traces: a.tracerProvider()})
+		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}, Traces: a.tracerProvider(), EarlierTraces: a.earlierTraces()})
 	if err != nil {
 		return err
 	}
@@ -242,6 +242,15 @@ func (a *App) close() error {
 	defer cancel()
 	_ = a.traces.Shutdown(ctx) // the last spans, exported if the collector answers in time
 	return nil
+}
+
+// earlierTraces is the waiting room's memory of its keys' trace contexts
+// when tracing is on, else nil: untraced, a repeat need not look.
+func (a *App) earlierTraces() func(patientID int64, key string) string {
+	if a.tracerProvider() == nil {
+		return nil
+	}
+	return a.room.EarlierTrace
 }
 
 // tracerProvider is the provider the gateway's parts trace with, or nil

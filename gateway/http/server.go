@@ -81,6 +81,10 @@ type Config struct {
 	SignIn SignIn
 	// Traces receives the spans of booking requests; nil traces nothing.
 	Traces trace.TracerProvider
+	// EarlierTraces gives the trace context a key's pending request left
+	// (the waiting room's EarlierTrace), so that a repeat after 202 joins
+	// its trace; nil, or Traces nil, starts each request a trace of its own.
+	EarlierTraces func(patientID int64, key string) string
 }
 
 // SignIn is what the pages need to sign in at the OpenID provider: the
@@ -111,7 +115,7 @@ type Server struct {
 	scrape   fasthttp.RequestHandler
 	srv      *fasthttp.Server
 	tracer   trace.Tracer
-	traced   bool // Traces was given
+	earlier  func(patientID int64, key string) string
 }
 
 // NewServer checks cfg and registers the gateway's metrics on cfg.Registry.
@@ -154,7 +158,7 @@ func NewServer(cfg Config) (*Server, error) {
 		metrics:  m,
 		clock:    cfg.Clock,
 		tracer:   spans.Tracer(cfg.Traces),
-		traced:   cfg.Traces != nil,
+		earlier:  cfg.EarlierTraces,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,

@@ -3,6 +3,8 @@ package http
 import (
 	"github.com/valyala/fasthttp"
 	"go.opentelemetry.io/otel/trace"
+	"termin/gateway"
+	"termin/shared"
 	"termin/shared/tracing"
 )
 
@@ -17,20 +19,26 @@ func requestSpan(ctx *fasthttp.RequestCtx) trace.SpanContext {
 	return sc
 }
 
-// earlierTraces is what a gateway.Bookings that keeps a key's pending
-// request (gateway.Front, through its waiting room) offers: the trace
-// context of the key's first request, so that a repeat answered after 202
-// belongs to the same trace.
-type earlierTraces interface {
-	EarlierTrace(patientID int64, key string) string
-}
-
-// earlierTrace is the span context the key's pending request left, or the
-// zero one.
-func (s *Server) earlierTrace(patientID int64, key string) trace.SpanContext {
-	et, ok := s.bookings.(earlierTraces)
-	if !ok || !s.traced {
+// earlierTrace is the span context the key's pending request left with its
+// ticket (earlier is the waiting room's EarlierTrace), or the zero one.
+func earlierTrace(earlier func(patientID int64, key string) string, patientID int64, key string) trace.SpanContext {
+	if earlier == nil {
 		return trace.SpanContext{}
 	}
-	return tracing.Remote(et.EarlierTrace(patientID, key))
+	return tracing.Remote(earlier(patientID, key))
+}
+
+// bookingOutcome names what became of a booking request for its shield
+// span: the refusal's problem code (RATE_LIMITED, SLOT_FULL, SLOT_CLOSED,
+// ...), queued (202), replayed or booked.
+func bookingOutcome(res gateway.BookingResult, err error) string {
+	switch {
+	case err != nil:
+		return string(shared.CodeOf(err))
+	case res.Queued:
+		return "queued"
+	case res.Replay:
+		return "replayed"
+	}
+	return "booked"
 }

@@ -46,11 +46,7 @@ func TestClientTraceParentIsIgnored(t *testing.T) {
 			e, rec := tracedEnv(t, sdktrace.AlwaysSample())
 			r := e.book(t, "k-1", `{"slotId":1001,"patientId":77}`, map[string]string{"traceparent": tc.value})
 			expectStatus(t, r, 201)
-			ended := rec.Ended()
-			if len(ended) != 1 {
-				t.Fatalf("%d spans, want the request's one", len(ended))
-			}
-			s := ended[0]
+			s := requestSpan(t, rec)
 			if s.Parent().IsValid() || s.SpanContext().TraceID().String() == clientParent[3:35] {
 				t.Fatalf("span %s has parent %v: a booking request starts a trace of its own", s.Name(), s.Parent())
 			}
@@ -61,11 +57,7 @@ func TestClientTraceParentIsIgnored(t *testing.T) {
 func TestBookingLatencyCarriesTraceExemplar(t *testing.T) {
 	e, rec := tracedEnv(t, sdktrace.AlwaysSample())
 	expectStatus(t, e.book(t, "k-1", `{"slotId":1001,"patientId":77}`, nil), 201)
-	ended := rec.Ended()
-	if len(ended) != 1 {
-		t.Fatalf("%d spans, want 1", len(ended))
-	}
-	id := ended[0].SpanContext().TraceID().String()
+	id := requestSpan(t, rec).SpanContext().TraceID().String()
 	om := e.do(t, req{method: "GET", path: "/metrics",
 		header: map[string]string{"Accept": "application/openmetrics-text; version=1.0.0; charset=utf-8"}})
 	expectStatus(t, om, 200)
@@ -80,6 +72,22 @@ func TestBookingLatencyCarriesTraceExemplar(t *testing.T) {
 	if strings.Contains(string(plain.body), "trace_id") {
 		t.Fatal("the Prometheus text format has no exemplars; they must appear only in OpenMetrics")
 	}
+}
+
+// requestSpan is the one booking request span rec holds, failing the test
+// without exactly one.
+func requestSpan(t *testing.T, rec *tracetest.SpanRecorder) sdktrace.ReadOnlySpan {
+	t.Helper()
+	var found []sdktrace.ReadOnlySpan
+	for _, s := range rec.Ended() {
+		if s.Name() == "POST /api/appointments" {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d booking request spans, want 1", len(found))
+	}
+	return found[0]
 }
 
 // hasLine reports whether a line of body starts with prefix and contains

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
+	"termin/shared/tracing"
 )
 
 // scope is the instrumentation scope of the gateway's spans.
@@ -56,36 +57,35 @@ func EndRequest(span trace.Span, status int) {
 	span.End()
 }
 
-// Shield starts the span of the shield's decision (limit, known full, slot
-// state, waiting room), a child of ctx's span.
+// Shield starts the span of the shield's work on a booking (limit, known
+// full, slot state, waiting room, the wait for the decision), a child of
+// ctx's span.
 func Shield(ctx context.Context) (context.Context, trace.Span) {
 	return child(ctx, "shield")
 }
 
-// Outcome ends a shield span with what the shield decided: rate_limited,
-// known_full, closed, unavailable, admitted, queued, recorded.
+// Outcome ends a shield span with what became of the request: a refusal's
+// problem code, queued, replayed or booked.
 func Outcome(span trace.Span, outcome string) {
 	span.SetAttributes(attribute.String("shield.outcome", outcome))
 	span.End()
 }
 
 // Waiting adds to ctx's span that the request joined its slot's waiting
-// room at position, the wait it was told to expect.
-func Waiting(ctx context.Context, position int, wait time.Duration) {
+// room, at the position and with the expected wait position gives; position
+// is called only when the span is recorded.
+func Waiting(ctx context.Context, position func() (int, time.Duration)) {
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return
 	}
-	span.AddEvent("waiting room", trace.WithAttributes(attribute.Int("room.position", position),
+	pos, wait := position()
+	span.AddEvent("waiting room", trace.WithAttributes(attribute.Int("room.position", pos),
 		attribute.Float64("room.wait_seconds", wait.Seconds())))
 }
 
-// Event adds a named event to ctx's span, as the decision's arrival.
-func Event(ctx context.Context, name string) {
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		span.AddEvent(name)
-	}
-}
+// TraceParent is the W3C traceparent of ctx's span, or "" when untraced.
+func TraceParent(ctx context.Context) string { return tracing.TraceParent(ctx) }
 
 // Publish starts the producer span of a command's publish on subject, a
 // child of the span context the command carries (parent); the command then
