@@ -4,7 +4,7 @@ MODULES     := $(shell $(GO) list -f '{{.Dir}}/...' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 TEST_FLAGS  ?= -count=1 -timeout 30m
 
-.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed loadtest-day day-compare
+.PHONY: build prereqs test lint run stop reset loadtest loadtest-all hotslot-compare bench build-deployed run-deployed loadtest-deployed loadtest-day day-compare trace-overhead
 
 build:
 	@mkdir -p bin
@@ -36,12 +36,20 @@ FIRST       := %/system/... %/loadtest/...
 TEST_PKGS    = $(foreach m,$(FIRST),$(filter $(m),$(MODULES))) $(filter-out $(FIRST),$(MODULES))
 TEST_FORMAT ?=
 
-test: prereqs
+test: prereqs jaeger
 	@fmt='$(TEST_FORMAT)'; [ -n "$$fmt" ] || { [ -t 1 ] && fmt=dots-v2 || fmt=testname; }; \
 	$(GOTESTSUM) --format "$$fmt" --format-hide-empty-pkg --hide-summary=skipped \
 		--rerun-fails=1 --rerun-fails-max-failures=3 --rerun-fails-abort-on-data-race \
 		--rerun-fails-report=.test-reruns --packages='$(TEST_PKGS)' \
 		--post-run-command 'sh scripts/testsummary.sh' -- -p 4 $(TEST_FLAGS)
+
+.PHONY: jaeger
+# Jaeger v2 (cmd/jaeger, the version tools/jaeger/go.mod pins as a Go tool),
+# which the tracing test starts: built once into ~/.cache/termin, about six
+# minutes on two cores the first time, found there afterwards. See
+# scripts/jaeger.sh.
+jaeger:
+	@GO='$(GO)' ./scripts/jaeger.sh >/dev/null
 
 .PHONY: test-clock
 # The date- and time-sensitive tests again at chosen instants in
@@ -121,6 +129,13 @@ loadtest-day: build
 # p99, rate and CPU per read side by side.
 day-compare: build
 	./bin/loadtest -scenario day-compare -rate $(or $(LOADTEST_RATE),20) -duration 60s $(LOADTEST_FLAGS)
+
+# Tracing's cost: the deployed layout's CPU per booking at 1,000 clicks/s
+# (every doctor's opening, as loadtest-deployed's first run) with tracing off
+# and with both wings tracing one booking in ten to a local Jaeger,
+# alternating ROUNDS times in one session. See scripts/trace-overhead.sh.
+trace-overhead:
+	./scripts/trace-overhead.sh
 
 # Stops a `make run` of this directory from another shell, and the private
 # PostgreSQL cluster under .data/ if a killed run left it running.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"termin/gateway/reqlog"
+	"termin/gateway/spans"
 	"termin/shared"
 )
 
@@ -70,6 +71,7 @@ func (f *Front) RequestBooking(ctx context.Context, req BookRequest) (BookingRes
 	if err != nil {
 		return BookingResult{}, err
 	}
+	spans.Waiting(ctx, t.Position)
 	if t.Following() != "" {
 		return f.follow(ctx, t, req)
 	}

@@ -129,6 +129,8 @@ type BookRequest struct {
 	// TraceID is the id of the HTTP request that carried the click, for the
 	// logs along the booking's path.
 	TraceID string
+	// TraceParent is the request span's W3C trace context, for its command and its repeats.
+	TraceParent string
 	// Resent marks a key sent before whose earlier request this gateway no
 	// longer holds (answered 503, or sent to another gateway) and whose
 	// decision it could not find on record: its command may be in the queue
@@ -159,7 +161,7 @@ func (r BookRequest) Names(slotID int64) bool {
 func (r BookRequest) Command() shared.Command {
 	cmd := shared.Command{V: shared.CommandVersion(shared.KindBook, r.Hold, r.Minutes), Kind: shared.KindBook,
 		SlotID: r.SlotID, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey, TraceID: r.TraceID,
-		Hold: r.Hold, Minutes: r.Minutes}
+		TraceParent: r.TraceParent, Hold: r.Hold, Minutes: r.Minutes}
 	if len(r.SlotIDs) > 0 {
 		cmd.V, cmd.SlotIDs = shared.VersionAlternatives, r.SlotIDs
 	}

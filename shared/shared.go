@@ -126,6 +126,11 @@ type Command struct {
 	// log lines about this command can be found from what a client reports.
 	// Optional: an older gateway leaves it empty.
 	TraceID string `json:"traceId,omitempty"`
+	// TraceParent is the W3C trace context of the command's publish, when
+	// the gateway traces it: inside an envelope the message's headers cannot
+	// carry it, as the envelope's commands belong to different traces. A
+	// malformed or oversized value is ignored, never refused.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Appointment is an appointment as it travels in a Decision. ExpiresAt is

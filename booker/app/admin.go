@@ -22,7 +22,11 @@ func (a *App) serveAdmin(reg *prometheus.Registry) error {
 	}
 	a.listener = ln
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		// OpenMetrics, when the scraper asks for it, carries the reserve
+		// latency's exemplars (trace ids).
+		EnableOpenMetrics: true,
+	}))
 	if os.Getenv("PPROF") == "1" {
 		// Profiles of a live booker (and, under make run, of the whole system)
 		// on the admin port only; off unless asked for.

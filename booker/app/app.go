@@ -15,16 +15,19 @@ import (
 	"github.com/nats-io/nuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
 	"termin/booker/jetstream"
 	"termin/booker/jetstream/announce"
 	"termin/booker/jetstream/members"
+	"termin/booker/jetstream/spans"
 	"termin/booker/people"
 	"termin/booker/postgres"
 	"termin/booker/postgres/replication"
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations"
+	"termin/shared/tracing"
 )
 
 // App is a running booker.
@@ -46,6 +49,8 @@ type App struct {
 	plans    *plans.Store
 	// people keeps profiles, the access log, erasure, retention and blocks.
 	people *people.Store
+	// traces exports the booker's spans when the OTEL_* variables ask.
+	traces *tracing.Provider
 }
 
 // Start connects to PostgreSQL and NATS, migrates, creates the queue and starts
@@ -68,7 +73,10 @@ func (a *App) start(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns); err != nil {
+	if a.traces, err = tracing.FromEnv(ctx, "termin-booker"); err != nil {
+		return err
+	}
+	if a.db, err = postgres.Open(ctx, a.cfg.DatabaseURL, a.cfg.DBConns, tracedSQL(a.tracerProvider())); err != nil {
 		return err
 	}
 	a.Store = postgres.NewStore(a.db)
@@ -114,7 +122,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	a.run(cons, &jetstream.Worker{Service: a.decider(), Decisions: kv, JS: js, Conn: a.nc, Metrics: metrics,
 		Log: a.cfg.Logger, Retries: 3, Namespace: a.cfg.Stream.Namespace, MaxDeliver: a.cfg.Stream.MaxDeliver, Announcer: ann,
-		Decided: a.events.wake}, metrics)
+		Decided: a.events.wake, Tracer: spans.NewBooker(a.tracerProvider())}, metrics)
 	a.startHoldExpiry(ann)
 	if err := a.startSchedules(); err != nil {
 		return err
@@ -220,7 +228,28 @@ func (a *App) closeConns() error {
 	if a.repl != nil {
 		a.repl.Close()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = a.traces.Shutdown(ctx) // the last spans, exported if the collector answers in time
 	return err
+}
+
+// tracerProvider is the provider the booker traces with, or nil when
+// tracing is off.
+func (a *App) tracerProvider() trace.TracerProvider {
+	if a.traces == nil || !a.traces.Enabled() {
+		return nil
+	}
+	return a.traces
+}
+
+// tracerOf is the booker's tracer from tp, or nil when tracing is off (tp
+// nil): its parts then skip tracing altogether.
+func tracerOf(tp trace.TracerProvider) trace.Tracer {
+	if tp != nil {
+		return spans.Tracer(tp)
+	}
+	return nil
 }
 
 // natsLiveness notices within about six seconds a NATS server that

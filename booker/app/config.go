@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -14,6 +15,7 @@ import (
 	"termin/booker/jetstream"
 	"termin/shared"
 	"termin/shared/envconf"
+	"termin/shared/tracing"
 )
 
 // Config is everything the booker can be told. Each field has a safe default.
@@ -122,7 +124,7 @@ func ParseFlags(args []string) (Config, error) {
 
 // besidesFlags are the variables the booker reads besides its flags: PPROF
 // (profiles on the admin port) and the logger's and runtime's.
-var besidesFlags = append([]string{"PPROF"}, envconf.Runtime...)
+var besidesFlags = slices.Concat([]string{"PPROF"}, envconf.Runtime, tracing.Variables)
 
 // Variables lists every environment variable the booker reads: the one
 // each flag of `booker -h` names, then those -h lists after the flags.

@@ -46,7 +46,7 @@ func (a *App) startEvents(ctx context.Context, js natsjs.JetStream, reg promethe
 		// delivery to the notifier, and confirmations need not go out
 		// sooner; at rest a commit wakes the relay at once.
 		relay := &outbox.Relay{DB: a.db, JS: js, Namespace: a.cfg.Stream.Namespace, Log: a.cfg.Logger,
-			Batch: 500, Idle: 250 * time.Millisecond}
+			Batch: 500, Idle: 250 * time.Millisecond, Tracer: tracerOf(a.tracerProvider())}
 		a.events.wake = relay.Wake
 		a.background(func() { _ = relay.Run(run) })
 		job, err := a.reminderJob()
@@ -74,7 +74,7 @@ func (a *App) notifier(js natsjs.JetStream, cons natsjs.Consumer, m *notify.Metr
 	c := a.cfg.Notify
 	n := &notify.Notifier{DB: a.db, JS: js, Consumer: cons, Namespace: a.cfg.Stream.Namespace, Zone: a.cfg.Zone, MaxDeliver: c.MaxDeliver,
 		RetryBase: c.RetryBase, Metrics: m, Log: a.cfg.Logger, Mail: notify.Unsent{Log: a.cfg.Logger},
-		Doctors: &notify.DoctorCache{DB: a.db}, Clock: a.cfg.Clock}
+		Doctors: &notify.DoctorCache{DB: a.db}, Clock: a.cfg.Clock, Tracer: tracerOf(a.tracerProvider())}
 	from := or(c.SMTPFrom, "termine@praxis.example")
 	n.Practice = notify.Practice{Name: c.PracticeName, Address: c.PracticeAddress, PublicURL: c.PublicURL, From: from}
 	switch {

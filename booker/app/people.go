@@ -23,7 +23,7 @@ const DefaultRetention = 8760 * time.Hour
 // requests, one booker of the queue group per request, and runs the
 // retention job.
 func (a *App) startPeople() error {
-	d := &desk{people: a.people, waitlist: a.waitlist, offerTTL: a.offerTTL(), log: a.cfg.Logger}
+	d := &desk{people: a.people, waitlist: a.waitlist, offerTTL: offerTTL(a.cfg), log: a.cfg.Logger}
 	for subject, answer := range map[string]nats.MsgHandler{
 		shared.PatientSubject:  respond(d.log, "patient", d.doPatient),
 		shared.PracticeSubject: respond(d.log, "practice", d.doPractice),

@@ -14,10 +14,11 @@ import (
 // defaultOfferTTL is how long a waitlist offer is held when OfferTTL is zero.
 const defaultOfferTTL = 15 * time.Minute
 
-// offerTTL is how long this booker holds a place offered to the waitlist.
-func (a *App) offerTTL() time.Duration {
-	if a.cfg.OfferTTL > 0 {
-		return a.cfg.OfferTTL
+// offerTTL is how long a booker configured with cfg holds a place offered
+// to the waitlist.
+func offerTTL(cfg Config) time.Duration {
+	if cfg.OfferTTL > 0 {
+		return cfg.OfferTTL
 	}
 	return defaultOfferTTL
 }
@@ -32,7 +33,7 @@ func (a *App) startOffers(ctx context.Context, js natsjs.JetStream, run context.
 	if err != nil {
 		return err
 	}
-	o := &waitlist.Offers{Store: a.waitlist, Consumer: cons, Offer: a.waitlist.HoldOffer(a.offerTTL()), Announcer: ann, Log: a.cfg.Logger}
+	o := &waitlist.Offers{Store: a.waitlist, Consumer: cons, Offer: a.waitlist.HoldOffer(offerTTL(a.cfg)), Announcer: ann, Log: a.cfg.Logger}
 	a.background(func() { _ = o.Run(run) })
 	return nil
 }

@@ -83,7 +83,7 @@ func (w *Worker) decideTogether(ctx context.Context, todo []*entry) error {
 	err := w.retry(ctx, func() (err error) {
 		start := time.Now()
 		out, err = w.Service.Decide(ctx, ops)
-		w.Metrics.Reserve.Observe(time.Since(start).Seconds())
+		w.Tracer.Observe(ctx, w.Metrics.Reserve, time.Since(start).Seconds())
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package jetstream
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -56,7 +57,8 @@ func (r *replies) add(e *entry) {
 
 // send publishes what add gathered: one message per inbox, or the plain
 // reply when an inbox has only one.
-func (r *replies) send() {
+func (r *replies) send(ctx context.Context) {
+	defer r.w.Tracer.Reply(ctx, len(r.inboxes)).End()
 	for _, inbox := range r.inboxes {
 		batch := r.byInbox[inbox]
 		if len(batch) == 1 {

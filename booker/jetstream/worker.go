@@ -12,8 +12,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker"
 	"termin/booker/jetstream/announce"
+	"termin/booker/jetstream/spans"
 	"termin/shared"
 )
 
@@ -48,6 +50,8 @@ type Worker struct {
 	// relay's wake, so that a booking's event is not kept waiting for the
 	// end of a relay's rest.
 	Decided func()
+	// Tracer traces the batches and their commands; nil traces nothing.
+	Tracer *spans.Booker
 	// oneByOne is set once the server turned out to lack batched reads.
 	oneByOne atomic.Bool
 }
@@ -113,8 +117,10 @@ func (w *Worker) dispose(e *entry) (action, string) {
 // pending says when that is done and which keys it concerns.
 func (w *Worker) HandleBatch(ctx context.Context, entries []*entry) *pending {
 	w.Metrics.BatchSize.Observe(float64(len(entries)))
+	ctx, span := w.Tracer.Batch(ctx, w.traces(entries))
 	w.answerRecorded(ctx, entries)
 	w.decide(ctx, entries)
+	span.End()
 	if w.Decided != nil {
 		w.Decided()
 	}
@@ -230,7 +236,7 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 			out.add(e)
 		}
 	}
-	out.send()
+	out.send(ctx)
 	w.recordAll(ctx, entries)
 	var parked, rest []*entry
 	for _, e := range entries {
@@ -244,7 +250,7 @@ func (w *Worker) conclude(ctx context.Context, entries []*entry) {
 		}
 		rest = append(rest, e)
 	}
-	out.send()
+	out.send(ctx)
 	for _, e := range rest {
 		w.finish(ctx, e)
 	}
@@ -311,6 +317,15 @@ func (w *Worker) finish(ctx context.Context, e *entry) {
 			"request_id", e.cmd.TraceID, "reply_token", e.cmd.RequestID, "patient", e.cmd.PatientID, "key", e.cmd.IdempotencyKey)
 		_ = e.msg.NakWithDelay(delay)
 	}
+}
+
+// traces is each entry's trace context, continued by its time in the stream.
+func (w *Worker) traces(entries []*entry) []trace.SpanContext {
+	out := make([]trace.SpanContext, len(entries))
+	for i, e := range entries {
+		out[i] = w.Tracer.Received(e.cmd.TraceParent, e.msg, e.queued)
+	}
+	return out
 }
 
 func (w *Worker) reply(subject string, e *entry) {

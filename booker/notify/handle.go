@@ -11,7 +11,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"termin/booker/jetstream/spans"
 	"termin/booker/outbox"
+	"termin/shared/tracing"
 )
 
 // errMalformed marks an event that no retry can make sendable.
@@ -120,6 +124,8 @@ func (n *Notifier) process(ctx context.Context, j job) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}
+	ctx, span := n.sendSpan(ctx, j)
+	defer span.End()
 	var errs []error
 	for _, ch := range n.channels() {
 		if to := ch.address(c); to != "" && ch.sender != nil {
@@ -176,4 +182,21 @@ func (n *Notifier) deadLetter(ctx context.Context, j job, cause error) error {
 	n.Log.Error("notification given up; event parked on the dead-letter subject", "subject", dead.Subject,
 		"deliveries", j.d.delivered, "err", cause, "data", string(data))
 	return nil
+}
+
+// sendSpan starts the span of a job's sends, under the relay round's trace
+// context its message brought; without a Tracer it is a span that records
+// nothing.
+func (n *Notifier) sendSpan(ctx context.Context, j job) (context.Context, trace.Span) {
+	if n.Tracer == nil {
+		return ctx, trace.SpanFromContext(context.Background())
+	}
+	if j.d != nil && j.d.msg != nil {
+		if sc := tracing.RemoteHeader(tracing.Header(j.d.msg.Headers())); sc.IsValid() {
+			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+		}
+	}
+	ctx, span := spans.Start(ctx, n.Tracer, "notification send", trace.SpanKindClient)
+	span.SetAttributes(attribute.String("notification.event", j.ev.Type))
+	return ctx, span
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"termin/booker/outbox"
 	"termin/shared"
 )
@@ -34,6 +35,8 @@ const (
 
 // Notifier consumes appointment events and sends the messages.
 type Notifier struct {
+	// Tracer, when set, traces each event's sends.
+	Tracer   trace.Tracer
 	DB       *pgxpool.Pool
 	JS       jetstream.JetStream
 	Consumer jetstream.Consumer

@@ -14,7 +14,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"termin/booker/jetstream/spans"
 	"termin/shared"
+	"termin/shared/tracing"
 )
 
 // Relay publishes outbox rows to the EVENTS stream and deletes them. Each
@@ -41,6 +45,9 @@ type Relay struct {
 	// Idle up to Rest, and Wake ends it. 0 means 1 s.
 	Rest time.Duration
 	Log  *slog.Logger
+	// Tracer, when set, traces each round that relays events, and the
+	// events carry the round's trace context to their consumers.
+	Tracer trace.Tracer
 	// beforeMark runs after the PubAcks and before the rows are deleted; fault
 	// tests make it fail to play a relay killed in between.
 	beforeMark func(ctx context.Context) error
@@ -83,6 +90,12 @@ func (r *Relay) round(parent context.Context) (int, error) {
 	events, err := claim(ctx, tx, r.batch())
 	if err != nil || len(events) == 0 {
 		return 0, err
+	}
+	if r.Tracer != nil {
+		var span trace.Span
+		ctx, span = spans.Start(ctx, r.Tracer, "outbox relay", trace.SpanKindProducer)
+		span.SetAttributes(attribute.Int("outbox.events", len(events)))
+		defer span.End()
 	}
 	acked, pubErr := r.publish(ctx, events)
 	if len(acked) == 0 {
@@ -133,6 +146,9 @@ func (r *Relay) publish(ctx context.Context, events []Event) ([]string, error) {
 	futures := make([]jetstream.PubAckFuture, len(msgs))
 	for i, m := range msgs {
 		msg := &nats.Msg{Subject: m.subject, Data: m.data, Header: nats.Header{"Content-Type": {"application/json"}}}
+		if r.Tracer != nil {
+			tracing.Inject(ctx, tracing.Header(msg.Header))
+		}
 		f, err := r.JS.PublishMsgAsync(msg, jetstream.WithMsgID(m.id), jetstream.WithExpectStream(r.Namespace.Name(StreamName)))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("outbox: publish %s: %w", m.id, err))

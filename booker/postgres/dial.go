@@ -14,8 +14,9 @@ import (
 // under a burst, requests wait for a connection in the pool instead of piling
 // up as lock waiters inside PostgreSQL. A few of them are kept open and warm
 // (see warmConns), opened by the pool in the background from the start: the
-// burst finds them ready.
-func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+// burst finds them ready. Each of tune adjusts the configuration before the
+// pool connects (the booker's SQL tracing).
+func Open(ctx context.Context, url string, maxConns int32, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
@@ -29,6 +30,9 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	}
 	cfg.MinConns = min(warmConns, cfg.MaxConns)
 	cfg.AfterConnect = warm
+	for _, t := range tune {
+		t(cfg)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)

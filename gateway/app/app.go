@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"go.opentelemetry.io/otel/trace"
 	"termin/gateway"
 	gwhttp "termin/gateway/http"
 	"termin/gateway/jetstream"
@@ -22,6 +23,7 @@ import (
 	"termin/gateway/postgres"
 	"termin/gateway/room"
 	"termin/migrations"
+	"termin/shared/tracing"
 )
 
 // App is a running gateway.
@@ -45,6 +47,8 @@ type App struct {
 	// its key loading.
 	provider     *oidc.Verifier
 	stopProvider func()
+	// traces exports the gateway's spans when the OTEL_* variables ask.
+	traces *tracing.Provider
 }
 
 // Start waits for the booker's migrations and queue, then serves. It returns
@@ -68,6 +72,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 }
 
 func (a *App) start(ctx context.Context) (err error) {
+	if a.traces, err = tracing.FromEnv(ctx, "termin-gateway"); err != nil {
+		return err
+	}
 	if err := waitFor(ctx, "migrations", func() error { return migrated(ctx, a.cfg.DatabaseURL) }); err != nil {
 		return err
 	}
@@ -84,7 +91,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	qcfg := jetstream.Config{Namespace: a.cfg.Namespace, SubjectPrefix: a.cfg.SubjectPrefix, ReplyBudget: a.cfg.ReplyBudget,
 		PublishTimeout: a.cfg.PublishTimeout, MaxWait: 10 * time.Minute, ConfirmAfter: jetstream.DefaultConfirmAfter(a.cfg.ReplyBudget),
-		PackWait: a.cfg.PackWait, Bookings: reads}
+		PackWait: a.cfg.PackWait, Bookings: reads, Traces: a.tracerProvider()}
 	if err := waitFor(ctx, "booking queue", func() (err error) {
 		a.queue, err = jetstream.New(ctx, a.nc, qcfg, a.cfg.Logger)
 		return err
@@ -102,7 +109,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	a.server, err = gwhttp.NewServer(gwhttp.Config{Bookings: front, Reads: lists, Ready: a.ready,
 		Auth: a.cfg.Auth, Registry: reg, Logger: a.cfg.Logger, Schedules: a.Schedules(), Waitlist: a.Waitlist(), Doctors: a.Doctors(), Practices: a.Practices(),
 		KnownDoctors: postgres.NewKnownDoctors(a.db), People: a.People(), PeopleReads: reads, Finder: reads, Clock: a.cfg.Clock,
-		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}})
+		SignIn: gwhttp.SignIn{ClientID: a.cfg.OIDCClientID}, Traces: a.tracerProvider(), EarlierTraces: a.earlierTraces()})
 	if err != nil {
 		return err
 	}
@@ -231,7 +238,28 @@ func (a *App) close() error {
 	if a.pprof != nil {
 		_ = a.pprof.Close()
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = a.traces.Shutdown(ctx) // the last spans, exported if the collector answers in time
 	return nil
+}
+
+// earlierTraces is the waiting room's memory of its keys' trace contexts
+// when tracing is on, else nil: untraced, a repeat need not look.
+func (a *App) earlierTraces() func(patientID int64, key string) string {
+	if a.tracerProvider() == nil {
+		return nil
+	}
+	return a.room.EarlierTrace
+}
+
+// tracerProvider is the provider the gateway's parts trace with, or nil
+// when tracing is off: nil spares them even the no-op spans' calls.
+func (a *App) tracerProvider() trace.TracerProvider {
+	if a.traces == nil || !a.traces.Enabled() {
+		return nil
+	}
+	return a.traces
 }
 
 // Front is the gateway's shield, for tests and diagnostics that look at its

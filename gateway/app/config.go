@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,6 +20,7 @@ import (
 	"termin/gateway/oidc"
 	"termin/shared"
 	"termin/shared/envconf"
+	"termin/shared/tracing"
 )
 
 // Config is everything the gateway can be told. Each field has a safe default.
@@ -101,7 +103,7 @@ func ParseFlags(args []string) (Config, error) {
 // each flag of `gateway -h` names, then those -h lists after the flags.
 func Variables() ([]string, error) {
 	fs, _ := flags(&Config{})
-	return envconf.Variables(fs, envconf.Runtime...)
+	return envconf.Variables(fs, slices.Concat(envconf.Runtime, tracing.Variables)...)
 }
 
 // flags declares the gateway's settings on a flag set bound to cfg, with
@@ -139,7 +141,7 @@ func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
 	fs.DurationVar(&cfg.ScheduleTimeout, "schedule-timeout", envconf.Duration("SCHEDULE_TIMEOUT", defaultScheduleTimeout), "wait for a booker to apply a plan before 503 (SCHEDULE_TIMEOUT)")
 	fs.StringVar(&cfg.PprofAddr, "pprof-addr", envconf.String("GATEWAY_PPROF_ADDR", ""), "address of /debug/pprof/, apart from the API; empty = off (GATEWAY_PPROF_ADDR)")
 	envconf.RedactDefaults(fs, "database-url", "nats-url")
-	envconf.SetUsage(fs, envconf.Runtime...)
+	envconf.SetUsage(fs, slices.Concat(envconf.Runtime, tracing.Variables)...)
 	return fs, func() error {
 		cfg.ReadConns = int32(*conns)
 		if cfg.Namespace = shared.Namespace(*ns); cfg.Namespace.Valid() != nil {

@@ -9,6 +9,7 @@ import (
 	"termin/gateway"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/wire"
+	"termin/gateway/spans"
 )
 
 // callTimeout bounds every call into the queue or the database, so that a
@@ -45,7 +46,15 @@ func (s *Server) book(ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
 	c, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	c = s.withRequestLog(ctx, c, "patient", req.PatientID, "key", key, "slot", req.SlotID)
+	c, span := spans.Request(c, s.tracer, "POST /api/appointments", ctx.Time(), earlierTrace(s.earlier, req.PatientID, key))
+	if sc := span.SpanContext(); sc.IsSampled() {
+		ctx.SetUserValue(spanKey{}, sc) // the latency's exemplar (finish)
+	}
+	defer func() { spans.EndRequest(span, ctx.Response.StatusCode()) }()
+	req.TraceParent = spans.TraceParent(c)
+	c, shield := spans.Shield(c)
 	res, err := s.bookings.RequestBooking(c, req)
+	spans.Outcome(shield, bookingOutcome(res, err))
 	if err != nil {
 		s.fail(ctx, err)
 		return

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
+	"go.opentelemetry.io/otel/trace"
 
 	"termin/gateway"
 	"termin/gateway/find"
@@ -201,6 +202,8 @@ type envOptions struct {
 	// clientID is the pages' client there.
 	provider *oidc.Verifier
 	clientID string
+	// traces receives the server's spans; nil traces nothing.
+	traces trace.TracerProvider
 }
 
 // lockedBuffer collects the server's log for tests that look for leaks.
@@ -240,7 +243,7 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	srv, err := gwhttp.NewServer(gwhttp.Config{
 		Bookings: e.books, Reads: e.reads, Finder: e.reads, Ready: opts.ready, Auth: auth, Registry: prometheus.NewRegistry(), Waitlist: opts.waitlist,
 		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), e.logs), nil)), Doctors: opts.doctors, Practices: opts.practices,
-		KnownDoctors: opts.known, People: e.people, SignIn: gwhttp.SignIn{ClientID: opts.clientID},
+		KnownDoctors: opts.known, People: e.people, SignIn: gwhttp.SignIn{ClientID: opts.clientID}, Traces: opts.traces,
 	})
 	if err != nil {
 		t.Fatalf("NewServer: %v", err)

@@ -18,11 +18,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
+	"go.opentelemetry.io/otel/trace"
 	"termin/gateway"
 	"termin/gateway/find"
 	"termin/gateway/http/auth"
 	"termin/gateway/http/people"
 	"termin/gateway/http/wire"
+	"termin/gateway/spans"
 	"termin/shared"
 )
 
@@ -83,6 +85,12 @@ type Config struct {
 	Clock shared.Clock
 	// SignIn is how the pages sign in at Auth.Provider.
 	SignIn SignIn
+	// Traces receives the spans of booking requests; nil traces nothing.
+	Traces trace.TracerProvider
+	// EarlierTraces gives the trace context a key's pending request left
+	// (the waiting room's EarlierTrace), so that a repeat after 202 joins
+	// its trace; nil, or Traces nil, starts each request a trace of its own.
+	EarlierTraces func(patientID int64, key string) string
 }
 
 // SignIn is what the pages need to sign in at the OpenID provider: the
@@ -114,6 +122,8 @@ type Server struct {
 	signIn    signIn
 	scrape    fasthttp.RequestHandler
 	srv       *fasthttp.Server
+	tracer    trace.Tracer
+	earlier   func(patientID int64, key string) string
 }
 
 // NewServer checks cfg and registers the gateway's metrics on cfg.Registry.
@@ -157,9 +167,14 @@ func NewServer(cfg Config) (*Server, error) {
 		log:       cfg.Logger,
 		metrics:   m,
 		clock:     cfg.Clock,
+		tracer:    spans.Tracer(cfg.Traces),
+		earlier:   cfg.EarlierTraces,
 		scrape: fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(cfg.Registry, promhttp.HandlerOpts{
 			ErrorLog:      slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError),
 			ErrorHandling: promhttp.ContinueOnError,
+			// OpenMetrics, when the scraper asks for it, carries the
+			// latency histograms' exemplars (trace ids).
+			EnableOpenMetrics: true,
 		})),
 	}
 	s.signIn = newSignIn(cfg.Auth.Provider, cfg.SignIn)
@@ -226,7 +241,7 @@ func (s *Server) finish(ctx *fasthttp.RequestCtx, r routeID, start time.Time) {
 	s.metrics.requestCounter(r, status).Inc()
 	if r == routeAppointments && ctx.IsPost() {
 		took := time.Since(start)
-		s.metrics.bookingDuration.Observe(took.Seconds())
+		spans.Observe(s.metrics.bookingDuration, took.Seconds(), requestSpan(ctx))
 		s.metrics.admission[admissionOutcome(status)].Inc()
 		if s.log.Enabled(context.Background(), slog.LevelDebug) {
 			s.logFor(ctx).Debug("booking answered", "status", status, "took", took)

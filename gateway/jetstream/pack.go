@@ -56,6 +56,9 @@ type packed struct {
 	msgID    string
 	reply    string
 	data     []byte
+	// traceparent is the command's trace context, which a command sent
+	// alone also carries in its headers.
+	traceparent string
 }
 
 // add puts a command in its partition's pack, or sends it at once when
@@ -155,7 +158,7 @@ func (p *packer) send(pk *pack) {
 func (p *packer) message(partition int, items []packed) *nats.Msg {
 	if len(items) == 1 {
 		it := items[0]
-		return p.q.wrap(it.doctorID, it.msgID, it.reply, it.data)
+		return p.q.wrap(it.doctorID, it.msgID, it.reply, it.data, it.traceparent)
 	}
 	msg := nats.NewMsg(shared.EnvelopeSubject(p.q.cfg.Namespace.Subject(p.q.cfg.SubjectPrefix), partition))
 	msg.Data = envelope(p.q.inbox, items)

@@ -18,8 +18,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+	"go.opentelemetry.io/otel/trace"
 	"termin/gateway"
+	"termin/gateway/spans"
 	"termin/shared"
+	"termin/shared/tracing"
 )
 
 // Config sets how the queue is used.
@@ -56,6 +59,9 @@ type Config struct {
 	// Nil reads the bucket alone, as for a booker that records every
 	// booking.
 	Bookings gateway.KeyBookings
+	// Traces receives the publish spans of traced commands (those whose
+	// request span gave them a trace context); nil traces nothing.
+	Traces trace.TracerProvider
 }
 
 // DefaultConfirmAfter is the ConfirmAfter for a reply budget: a quarter of
@@ -84,6 +90,8 @@ type Queue struct {
 	lateness atomic.Int64
 	// packer gathers bookings into envelopes; nil without PackWait.
 	packer *packer
+	// tracer starts the publish spans of traced commands.
+	tracer trace.Tracer
 }
 
 var _ gateway.Queue = (*Queue)(nil)
@@ -100,7 +108,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
 	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log, confirming: make(chan struct{}, maxConfirming),
-		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision)}
+		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision), tracer: spans.Tracer(cfg.Traces)}
 	if cfg.PackWait > 0 && cfg.ConfirmAfter > 0 {
 		q.packer = &packer{q: q, wait: cfg.PackWait}
 	}
@@ -176,16 +184,21 @@ func (q *Queue) message(doctorID int64, msgID, reply string, cmd shared.Command)
 	if err != nil {
 		return nil, err
 	}
-	return q.wrap(doctorID, msgID, reply, data), nil
+	return q.wrap(doctorID, msgID, reply, data, cmd.TraceParent), nil
 }
 
 // wrap is an encoded command as the stream keeps it (message).
-func (q *Queue) wrap(doctorID int64, msgID, reply string, data []byte) *nats.Msg {
+func (q *Queue) wrap(doctorID int64, msgID, reply string, data []byte, traceparent string) *nats.Msg {
 	msg := nats.NewMsg(shared.Subject(q.cfg.Namespace.Subject(q.cfg.SubjectPrefix), doctorID))
 	msg.Data = data
 	msg.Header.Set(nats.MsgIdHdr, msgID)
 	msg.Header.Set(shared.ReplyHeader, reply)
 	msg.Header.Set(shared.RepliesHeader, shared.RepliesBatched)
+	if traceparent != "" {
+		// A command alone carries its trace context where NATS tools look
+		// for it, in the W3C header, besides its own field.
+		tracing.Header(msg.Header).Set("traceparent", traceparent)
+	}
 	return msg
 }
 
@@ -232,4 +245,10 @@ func (q *Queue) Ready() error {
 		return errors.New("nats: not connected")
 	}
 	return nil
+}
+
+// traceParent is the W3C trace context of span, which the command carries
+// on to the booker.
+func traceParent(span trace.Span) string {
+	return tracing.TraceParent(trace.ContextWithSpan(context.Background(), span))
 }

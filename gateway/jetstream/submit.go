@@ -9,7 +9,9 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"termin/gateway"
+	"termin/gateway/spans"
 	"termin/shared"
+	"termin/shared/tracing"
 )
 
 // Submit publishes the command and returns a channel that yields its decision:
@@ -20,6 +22,11 @@ import (
 func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd shared.Command) (<-chan shared.Decision, error) {
 	reply, ch, forget := q.expect()
 	cmd.RequestID = reply[len(q.inbox)+1:]
+	if cmd.TraceParent != "" {
+		_, span := spans.Publish(q.tracer, tracing.Remote(cmd.TraceParent), string(cmd.Kind))
+		defer span.End()
+		cmd.TraceParent = traceParent(span)
+	}
 	out := make(chan shared.Decision, 1)
 	sent := time.Now()
 	if q.packer != nil && cmd.Kind == shared.KindBook {
@@ -62,7 +69,7 @@ func (q *Queue) pack(doctorID int64, msgID, reply string, cmd shared.Command) (*
 	if err != nil {
 		return nil, err
 	}
-	return q.packer.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data})
+	return q.packer.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data, traceparent: cmd.TraceParent})
 }
 
 // await waits for the decision of a command the stream holds. When the

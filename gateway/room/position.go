@@ -115,3 +115,15 @@ func (r *Room) Holds(patientID int64, key string) bool {
 	t := r.tickets[ticketID{patientID, key}]
 	return t != nil && (!r.decided(t) || !t.answered.Load())
 }
+
+// EarlierTrace is the trace context the key's ticket keeps from its first
+// request, or "" without a ticket: a repeat answered after 202 continues
+// that trace.
+func (r *Room) EarlierTrace(patientID int64, key string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.tickets[ticketID{patientID, key}]; t != nil {
+		return t.req.TraceParent
+	}
+	return ""
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
+	"termin/loadtest/cpumeter"
 	"termin/loadtest/seedbaseline"
 )
 
@@ -91,7 +92,7 @@ func cpuButGenerator(r *loadtest.Report) (float64, bool) {
 
 func seedCPU(whole, base *loadtest.Report) float64 {
 	total, ok := cpuButGenerator(base)
-	gen := findLine(whole.CPU, loadtest.LabelGenerator)
+	gen := cpumeter.FindLine(whole.CPU, loadtest.LabelGenerator)
 	if !ok || gen == nil {
 		return 0
 	}
@@ -105,7 +106,7 @@ func seedCPU(whole, base *loadtest.Report) float64 {
 		return total
 	}
 	share := gen.Seconds / float64(sent(whole)) * float64(sent(base))
-	return max(total-perBooking(share, base.CPU.Confirmed), 0)
+	return max(total-cpumeter.PerBooking(share, base.CPU.Confirmed), 0)
 }
 
 // decisionsAll is the p50 and p99 of every click's time to its final

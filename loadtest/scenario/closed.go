@@ -13,6 +13,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"termin/loadtest"
 	"termin/loadtest/checks"
+	"termin/loadtest/cpumeter"
 	"termin/loadtest/seedbaseline"
 )
 
@@ -104,9 +105,9 @@ func closedStep(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, url
 		}
 		return nil
 	}
-	meter := newCPUMeter(o, pool, generator)
+	meter := cpumeter.New(o, pool, generator)
 	before := bookedCount(ctx, pool, slotID)
-	meter.start()
+	meter.Start()
 	began := time.Now()
 	var lat []float64
 	codes := map[int]int{}
@@ -115,9 +116,9 @@ func closedStep(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, url
 		codes[int(res.Code)]++
 	}
 	took := time.Since(began)
-	meter.stop()
+	meter.Stop()
 	confirmed := bookedCount(ctx, pool, slotID) - before
-	return closedLine(c, took, confirmed, lat, codes, meter.report(confirmed)), nil
+	return closedLine(c, took, confirmed, lat, codes, meter.Report(confirmed)), nil
 }
 
 func closedLine(c int, took time.Duration, confirmed int, lat []float64, codes map[int]int, cpu *loadtest.CPUReport) loadtest.ClosedStep {

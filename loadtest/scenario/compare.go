@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
+	"termin/loadtest/cpumeter"
 	"termin/loadtest/seedbaseline"
 )
 
@@ -66,11 +67,11 @@ func compare(whole, base *loadtest.Report) *loadtest.Comparison {
 	if c.Baseline.Knee.Confirmed > 0 {
 		c.Ratio = c.Whole.Knee.Confirmed / c.Baseline.Knee.Confirmed
 	}
-	gen, proc := findLine(whole.CPU, loadtest.LabelGenerator), findLine(base.CPU, loadtest.LabelBaselineProcess)
+	gen, proc := cpumeter.FindLine(whole.CPU, loadtest.LabelGenerator), cpumeter.FindLine(base.CPU, loadtest.LabelBaselineProcess)
 	if gen != nil && proc != nil && c.Whole.Sent > 0 && base.CPU.Confirmed > 0 {
 		perSent := gen.Seconds / float64(c.Whole.Sent)
 		server := max(proc.Seconds-perSent*float64(c.Baseline.Sent), 0)
-		c.BaselineServerUS = perBooking(server, base.CPU.Confirmed)
+		c.BaselineServerUS = cpumeter.PerBooking(server, base.CPU.Confirmed)
 	}
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
 	"termin/loadtest/budget"
+	"termin/loadtest/cpumeter"
 	"termin/loadtest/generate"
 )
 
@@ -81,7 +82,7 @@ func runScenario(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, s 
 type measured struct {
 	e             *generate.Engine
 	before, after map[string]generate.Sample
-	meter         *cpuMeter
+	meter         *cpumeter.Meter
 	since         time.Time
 	backlog       []loadtest.BacklogLine
 }
@@ -89,7 +90,7 @@ type measured struct {
 // measure reads the CPU and metrics, sends the load (from the opening, in
 // opening-all), waits for the system to catch up and reads them again.
 func measure(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool *pgxpool.Pool, p *prepared, id loadtest.IDs, s side) (*measured, error) {
-	m := &measured{meter: newCPUMeter(o, pool, s.generator), e: generate.New(o, p.load, id)}
+	m := &measured{meter: cpumeter.New(o, pool, s.generator), e: generate.New(o, p.load, id)}
 	if !p.opensAt.IsZero() && time.Until(p.opensAt) > generate.WarmAhead {
 		// Shortly before the opening, as patients load the page: a connection
 		// left idle for longer than the gateway's read timeout had answered a
@@ -100,7 +101,7 @@ func measure(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool *
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%d connections opened before the first click", m.e.Warm(ctx)))
 	m.before = scrapeBoth(ctx, o, r, s.gatewayMetrics)
-	m.meter.start()
+	m.meter.Start()
 	m.since = time.Now()
 	if err := awaitOpening(ctx, r, p); err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func measure(ctx context.Context, r *loadtest.Report, o loadtest.Options, pool *
 	runLoad(ctx, m.e, p)
 	r.Notes = append(r.Notes, m.e.CPUNote(generate.CPUTime()-cpu0))
 	r.Notes = append(r.Notes, settleNote(generate.Settle(context.WithoutCancel(ctx), pool, o)))
-	m.meter.stop()
+	m.meter.Stop()
 	m.backlog = backlog.Stop()
 	m.after = scrapeBoth(context.WithoutCancel(ctx), o, r, s.gatewayMetrics)
 	return m, nil
@@ -177,17 +178,17 @@ func awaitOpening(ctx context.Context, r *loadtest.Report, p *prepared) error {
 // addCPU counts the run's confirmed bookings in the database and charges
 // each measured process's CPU to them.
 func addCPU(ctx context.Context, r *loadtest.Report, pool *pgxpool.Pool, id loadtest.IDs, m *measured) error {
-	confirmed, err := confirmedBookings(ctx, pool, id, m.since)
+	confirmed, err := cpumeter.ConfirmedBookings(ctx, pool, id, m.since)
 	if err != nil {
 		return fmt.Errorf("count confirmed bookings: %w", err)
 	}
-	r.CPU = m.meter.report(confirmed)
+	r.CPU = m.meter.Report(confirmed)
 	for _, a := range r.Attacks {
 		if a.Name == "reads" {
 			r.CPU.Reads = int(a.Answered)
 		}
 	}
-	crossCheck(r.CPU, m.before, m.after)
+	cpumeter.CrossCheck(r.CPU, m.before, m.after)
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package scenario_test
+package cpumeter_test
 
 import (
 	"fmt"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"termin/loadtest/cpumeter"
 	"termin/loadtest/proccpu"
-	"termin/loadtest/scenario"
 	"termin/migrations/pgtest"
 )
 
@@ -19,7 +19,7 @@ import (
 // processes.
 func TestDatabaseServerIsTheRunDatabasesServer(t *testing.T) {
 	pool, _ := pgtest.Pool(t, 2)
-	pid, err := scenario.DatabaseServerPID(t.Context(), pool)
+	pid, err := cpumeter.DatabaseServerPID(t.Context(), pool)
 	if src := pgtest.Source(); strings.Contains(src, "Docker") || src == "TEST_DATABASE_URL" {
 		if err == nil {
 			checkPostmaster(t, pid)

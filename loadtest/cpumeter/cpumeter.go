@@ -1,4 +1,8 @@
-package scenario
+// Package cpumeter charges the CPU that each process of a run spent to the
+// bookings the database confirmed: read from /proc before the first click
+// and again once the system has caught up, so that the figure does not
+// depend on how the shared cores were divided.
+package cpumeter
 
 import (
 	"context"
@@ -16,16 +20,16 @@ import (
 	"termin/loadtest/proccpu"
 )
 
-// cpuMeter reads the groups' CPU before and after the load.
-type cpuMeter struct {
+// Meter reads the groups' CPU before and after the load.
+type Meter struct {
 	groups, dbGroups []proccpu.Group
 	before, dbBefore proccpu.Sample
 	after, dbAfter   proccpu.Sample
 	err              error
 }
 
-func newCPUMeter(o loadtest.Options, pool *pgxpool.Pool, generator string) *cpuMeter {
-	m := &cpuMeter{groups: []proccpu.Group{{Label: generator, Match: []string{"self"}}}}
+func New(o loadtest.Options, pool *pgxpool.Pool, generator string) *Meter {
+	m := &Meter{groups: []proccpu.Group{{Label: generator, Match: []string{"self"}}}}
 	backends := []string{"postgres"}
 	server, found := "", false
 	for _, g := range o.Processes {
@@ -51,13 +55,13 @@ func newCPUMeter(o loadtest.Options, pool *pgxpool.Pool, generator string) *cpuM
 	return m
 }
 
-// start takes the first reading.
-func (m *cpuMeter) start() { m.before, m.dbBefore = m.read() }
+// Start takes the first reading.
+func (m *Meter) Start() { m.before, m.dbBefore = m.read() }
 
-// stop takes the second reading.
-func (m *cpuMeter) stop() { m.after, m.dbAfter = m.read() }
+// Stop takes the second reading.
+func (m *Meter) Stop() { m.after, m.dbAfter = m.read() }
 
-func (m *cpuMeter) read() (groups, db proccpu.Sample) {
+func (m *Meter) read() (groups, db proccpu.Sample) {
 	procs, err := proccpu.List()
 	if err != nil {
 		m.err = err
@@ -66,8 +70,8 @@ func (m *cpuMeter) read() (groups, db proccpu.Sample) {
 	return proccpu.Sum(procs, m.groups), proccpu.Sum(procs, m.dbGroups)
 }
 
-// report charges the window between the readings to the confirmed bookings.
-func (m *cpuMeter) report(confirmed int) *loadtest.CPUReport {
+// Report charges the window between the readings to the confirmed bookings.
+func (m *Meter) Report(confirmed int) *loadtest.CPUReport {
 	r := &loadtest.CPUReport{Confirmed: confirmed}
 	if m.err != nil {
 		r.Error = m.err.Error()
@@ -81,14 +85,14 @@ func (m *cpuMeter) report(confirmed int) *loadtest.CPUReport {
 		r.Processes = append(r.Processes, l)
 		r.TotalSeconds += l.Seconds
 	}
-	r.TotalUSPerBooking = perBooking(r.TotalSeconds, confirmed)
+	r.TotalUSPerBooking = PerBooking(r.TotalSeconds, confirmed)
 	if pg := postgresLine(r); pg != nil && pg.Found {
 		in := measureLine(r, m.dbGroups[0].Label, m.dbBefore, dbAfter, window)
 		rest := loadtest.CPULine{Process: "other PostgreSQL processes (server, other databases)", Found: true,
 			Seconds: max(pg.Seconds-in.Seconds, 0)}
-		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), perBooking(rest.Seconds, confirmed)
+		rest.Cores, rest.USPerBooking = rest.Seconds/window.Seconds(), PerBooking(rest.Seconds, confirmed)
 		r.PostgresBackends = []loadtest.CPULine{in, rest}
-		r.OwnDatabaseUSPerBooking = perBooking(r.TotalSeconds-rest.Seconds, confirmed)
+		r.OwnDatabaseUSPerBooking = PerBooking(r.TotalSeconds-rest.Seconds, confirmed)
 	}
 	return r
 }
@@ -99,19 +103,20 @@ func measureLine(r *loadtest.CPUReport, label string, before, after proccpu.Samp
 	if window > 0 {
 		l.Cores = l.Seconds / window.Seconds()
 	}
-	l.USPerBooking = perBooking(l.Seconds, r.Confirmed)
+	l.USPerBooking = PerBooking(l.Seconds, r.Confirmed)
 	return l
 }
 
 // postgres is the line of the PostgreSQL processes, by server or by name.
 func postgresLine(r *loadtest.CPUReport) *loadtest.CPULine {
-	if l := findLine(r, loadtest.LabelDatabaseServer); l != nil {
+	if l := FindLine(r, loadtest.LabelDatabaseServer); l != nil {
 		return l
 	}
-	return findLine(r, loadtest.LabelPostgres)
+	return FindLine(r, loadtest.LabelPostgres)
 }
 
-func findLine(r *loadtest.CPUReport, label string) *loadtest.CPULine {
+// FindLine is the report's line of the process group label, or nil.
+func FindLine(r *loadtest.CPUReport, label string) *loadtest.CPULine {
 	for i := range r.Processes {
 		if r.Processes[i].Process == label {
 			return &r.Processes[i]
@@ -120,8 +125,8 @@ func findLine(r *loadtest.CPUReport, label string) *loadtest.CPULine {
 	return nil
 }
 
-// crossCheck adds each endpoint's process_cpu_seconds_total over the window.
-func crossCheck(r *loadtest.CPUReport, before, after map[string]generate.Sample) {
+// CrossCheck adds each endpoint's process_cpu_seconds_total over the window.
+func CrossCheck(r *loadtest.CPUReport, before, after map[string]generate.Sample) {
 	for _, src := range []string{"gateway", "booker"} {
 		b, okB := before[src]["process_cpu_seconds_total"]
 		a, okA := after[src]["process_cpu_seconds_total"]
@@ -132,21 +137,23 @@ func crossCheck(r *loadtest.CPUReport, before, after map[string]generate.Sample)
 		if r.WindowSeconds > 0 {
 			l.Cores = l.Seconds / r.WindowSeconds
 		}
-		l.USPerBooking = perBooking(l.Seconds, r.Confirmed)
+		l.USPerBooking = PerBooking(l.Seconds, r.Confirmed)
 		r.Prometheus = append(r.Prometheus, l)
 	}
 }
 
-func perBooking(seconds float64, bookings int) float64 {
+// PerBooking is seconds of CPU per booking in microseconds, 0 without a
+// booking.
+func PerBooking(seconds float64, bookings int) float64 {
 	if bookings == 0 {
 		return 0
 	}
 	return seconds * 1e6 / float64(bookings)
 }
 
-// confirmedBookings counts the appointments of the run's doctors created
+// ConfirmedBookings counts the appointments of the run's doctors created
 // since the given time: the bookings the database confirmed during the run.
-func confirmedBookings(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, since time.Time) (int, error) {
+func ConfirmedBookings(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, since time.Time) (int, error) {
 	lo, hi := id.Doctors()
 	var n int
 	err := pool.QueryRow(ctx, `SELECT count(*) FROM appointment a JOIN time_slot s ON s.id = a.slot_id
