@@ -4,7 +4,10 @@ package system_test
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,10 +20,10 @@ import (
 // Partition test figures: each round's burst, when the node is cut off and
 // healed, and how soon bookings must resume.
 const (
-	partitionRate     = 200 // clicks a second
-	partitionDuration = 30 * time.Second
+	partitionRate     = 400 // clicks a second
+	partitionDuration = 36 * time.Second
 	partitionCutAt    = 8 * time.Second
-	partitionHealAt   = 18 * time.Second
+	partitionHealAt   = 28 * time.Second
 	partitionResume   = 5 * time.Second
 )
 
@@ -39,12 +42,13 @@ func TestPartitionCutsOffANATSNode(t *testing.T) {
 	db, dbURL := pgtest.Pool(t, 4)
 	stream := jetstream.DefaultConfig()
 	stream.Replicas = 3
-	booker := startBookerOn(t, dbURL, nc.URLs(), stream, quietLogger())
-	gw := startGatewayOn(t, dbURL, nc.URLs(), quietLogger())
+	events := &timeline{}
+	booker := startBookerOn(t, dbURL, nc.URLs(), stream, partitionLogger(t, "booker"), events.connEvents("the booker")...)
+	gw := startGatewayOn(t, dbURL, nc.URLs(), partitionLogger(t, "gateway"), events.connEvents("the gateway")...)
 	s := &stack{t: t, dbURL: dbURL, db: db, http: &http.Client{Timeout: 10 * time.Second}, booker: booker, gateway: gw}
 	var all []*timedClick
 	for round, leader := range []bool{true, false} {
-		clicks := partitionRound(t, s, nc, round, leader)
+		clicks := partitionRound(t, s, nc, events, round, leader)
 		all = append(all, clicks...)
 		s.checkInvariants(t, clientsOf(all))
 		checkEveryClickAnswered(t, clicks)
@@ -58,7 +62,7 @@ func TestPartitionCutsOffANATSNode(t *testing.T) {
 // election); bookings must resume within 5 s of the last election in the
 // cut (or of the cut, if none), and again of the last after the heal (or of
 // the heal).
-func partitionRound(t *testing.T, s *stack, nc *nsCluster, round int, leader bool) []*timedClick {
+func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, round int, leader bool) []*timedClick {
 	was := waitStreamLeader(t, nc, 1, "")
 	target, what := nc.node(was), "the leader"
 	if !leader {
@@ -70,7 +74,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, round int, leader boo
 		slots[i] = s.slot(int64(100+round), s.now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 1)
 	}
 	clicks := pacedClicks(slots, n, 3, int64(100000*(round+1)), fmt.Sprintf("partition%d", round))
-	watch, err := watchLeaders(nc.URLs(), shared.StreamName, "KV_"+shared.DecisionsBucket)
+	watch, err := watchLeaders(nc.URLs(), watchedGroups(), events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +106,13 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, round int, leader boo
 	if waitedAfter > partitionResume {
 		t.Errorf("%s healed: %v without a booking after the heal's last election (or the heal), want at most %v", what, waitedAfter, partitionResume)
 	}
-	t.Logf("partition, %s (n%d) cut off at +%v for %v: %d clicks at %d/s; %v; elections in the cut: %s; after the heal: %s; "+
+	t.Logf("partition, %s (n%d) cut off at +%v for %v: %d clicks at %d/s; %v; "+
 		"longest time without a booking after the cut's last election %v, after the heal's %v; lost 0, duplicated 0, over capacity 0 unless reported above",
 		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, partitionRate, figures(clicks),
-		watch.describe(cut, healed), watch.describe(healed, end), waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
+		waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
+	t.Logf("what the test saw, timed from the cut:%s", events.describe(start, end.Add(10*time.Second), cut))
+	t.Logf("p99 from click to final answer by second sent, from %v after the cut to the heal:%s", partitionSettle,
+		checkDecidedInCut(t, clicks, start, cut, healed, what))
 	t.Log(bySecond(clicks, start))
 	return clicks
 }
@@ -127,4 +134,29 @@ func waitStreamLeader(t *testing.T, nc *nsCluster, ask int, not string) string {
 		return nil
 	})
 	return leader
+}
+
+// watchedGroups are the raft groups bookings need: the stream, each
+// partition's consumer and the two buckets.
+func watchedGroups() []group {
+	groups := []group{{stream: shared.StreamName}, {stream: "KV_" + shared.DecisionsBucket}, {stream: "KV_gateway-places"}}
+	for p := range shared.Partitions {
+		groups = append(groups, group{stream: shared.StreamName, consumer: shared.PartitionConsumer(p)})
+	}
+	return groups
+}
+
+// partitionLogger logs warnings to PARTITION_LOGS/name.log when set, else
+// only errors, to stderr.
+func partitionLogger(t *testing.T, name string) *slog.Logger {
+	dir := os.Getenv("PARTITION_LOGS")
+	if dir == "" {
+		return quietLogger()
+	}
+	f, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }

@@ -73,7 +73,15 @@ const Group = "bookers"
 
 // PullExpiry is how long a booker's pull request for a partition waits for
 // commands; the booker then asks again, which keeps its pin (PinnedTTL).
-const PullExpiry = 3 * time.Second
+// PullHeartbeat is how often the consumer's leader says, while a pull
+// waits, that it still holds it: a pull parked on a leader that was cut
+// off, or that lost its leadership, gets no heartbeat, and the booker asks
+// the new leader two heartbeats later. The server's own election takes 4
+// to 9 s; the pull must not add seconds to it.
+const (
+	PullExpiry    = 2 * time.Second
+	PullHeartbeat = 500 * time.Millisecond
+)
 
 // Partitions are the booking stream and its consumers, one per partition,
 // by partition number.

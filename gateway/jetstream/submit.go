@@ -155,15 +155,16 @@ const (
 // CPU and a query per command, all before the booker had reached them.
 func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(),
 	confirm func() (*jetstream.PubAck, error), own bool, cmd shared.Command, sent time.Time) {
-	wait := q.confirmWait()
+	wait, over := q.confirmWait(), q.silence.over()
 	for attempt := 0; ; attempt++ {
-		if d, ok := decidedWithin(ch, wait); ok {
+		if d, ok := decidedWithin(ch, wait, over); ok {
 			q.learn(time.Since(sent))
 			forget()
 			out <- d
 			close(out)
 			return
 		}
+		over = q.silence.over()
 		ack, err := q.confirmBounded(confirm)
 		switch {
 		case err == nil:
@@ -178,7 +179,7 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		wait = max(min(confirmPause<<min(attempt, 8), maxConfirmPause), q.confirmWait())
+		wait = q.pause(attempt, err)
 	}
 }
 
@@ -213,18 +214,6 @@ func (q *Queue) firstRead(own bool) time.Duration {
 		return 0
 	}
 	return max(firstRecordPoll, q.confirmWait())
-}
-
-// decidedWithin waits up to wait for the decision on ch.
-func decidedWithin(ch <-chan shared.Decision, wait time.Duration) (shared.Decision, bool) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case d := <-ch:
-		return d, true
-	case <-t.C:
-		return shared.Decision{}, false
-	}
 }
 
 // recordKey is where the booker records the decision of a booking or a
