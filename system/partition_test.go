@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +21,6 @@ import (
 // Partition test figures: each round's burst, when the node is cut off and
 // healed, and how soon bookings must resume.
 const (
-	partitionRate     = 400 // clicks a second
 	partitionDuration = 36 * time.Second
 	partitionCutAt    = 8 * time.Second
 	partitionHealAt   = 28 * time.Second
@@ -68,7 +68,8 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 	if !leader {
 		target, what = target%3+1, "a follower"
 	}
-	n := partitionRate * int(partitionDuration/time.Second)
+	rate := partitionRate(t)
+	n := rate * int(partitionDuration/time.Second)
 	slots := make([]int64, n/3+1)
 	for i := range slots {
 		slots[i] = s.slot(int64(100+round), s.now().Add(24*time.Hour+time.Duration(i)*15*time.Minute), 1)
@@ -80,7 +81,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 	}
 	var cut, elected, healed time.Time
 	start := time.Now()
-	paceBurst([]*stack{s}, clicks, partitionRate, 2*time.Minute, func() {
+	paceBurst([]*stack{s}, clicks, rate, 2*time.Minute, func() {
 		time.Sleep(partitionCutAt)
 		cut = time.Now()
 		nc.lab.cut(t, target)
@@ -108,7 +109,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 	}
 	t.Logf("partition, %s (n%d) cut off at +%v for %v: %d clicks at %d/s; %v; "+
 		"longest time without a booking after the cut's last election %v, after the heal's %v; lost 0, duplicated 0, over capacity 0 unless reported above",
-		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, partitionRate, figures(clicks),
+		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, rate, figures(clicks),
 		waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
 	t.Logf("what the test saw, timed from the cut:%s", events.describe(start, end.Add(10*time.Second), cut))
 	t.Logf("p99 from click to final answer by second sent, from %v after the cut to the heal:%s", partitionSettle,
@@ -159,4 +160,18 @@ func partitionLogger(t *testing.T, name string) *slog.Logger {
 	}
 	t.Cleanup(func() { _ = f.Close() })
 	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// partitionRate is the clicks a second of each burst: 400, or
+// PARTITION_RATE's, to tell a machine too busy for 400 from a fault.
+func partitionRate(t *testing.T) int {
+	v := os.Getenv("PARTITION_RATE")
+	if v == "" {
+		return 400
+	}
+	rate, err := strconv.Atoi(v)
+	if err != nil || rate <= 0 {
+		t.Fatalf("PARTITION_RATE=%q: want a number of clicks a second", v)
+	}
+	return rate
 }

@@ -184,8 +184,7 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 	name := part.cons.CachedInfo().Name
 	api, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(2 * p.Size * p.BatchSize), jetstream.PullExpiry(PullExpiry),
-		jetstream.PullHeartbeat(PullHeartbeat)}
+	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(2 * p.Size * p.BatchSize), jetstream.PullExpiry(PullExpiry)}
 	if canPin(part) {
 		if err := p.Partitions.Stream.UnpinConsumer(api, name, Group); err != nil {
 			p.Log.Debug("unpinning a partition", "partition", part.n, "err", err)
