@@ -140,10 +140,11 @@ const (
 // one elected yet, or this gateway's connection lost and being replaced),
 // the command may or may not be in it: it is published again, under the same
 // Nats-Msg-Id, until the stream answers or MaxWait has passed, the pauses
-// growing to maxConfirmPause (or to confirmWait, while decisions are slow)
-// and at most maxConfirming of them under way at once. A command sent
-// to a leader that was cut off before storing it reaches the new leader this
-// way, within seconds of its election, and the stream's duplicate window
+// growing to maxConfirmPause and at most maxConfirming of them under way at
+// once; the stream's first PubAck after the silence ends every pause (see
+// silence). A command sent to a leader that was cut off before storing it
+// reaches the new leader this way, within a second of its election, and the
+// stream's duplicate window
 // (as long as MaxWait) keeps it once however often it was sent. Giving up
 // after a few attempts left such a command undecided for good, its patient
 // answered 202 again and again.
