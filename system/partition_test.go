@@ -111,7 +111,7 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 		"longest time without a booking after the cut's last election %v, after the heal's %v; lost 0, duplicated 0, over capacity 0 unless reported above",
 		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, rate, figures(clicks),
 		waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
-	t.Logf("what the test saw, timed from the cut:%s", events.describe(start, end.Add(10*time.Second), cut))
+	t.Logf("what the test saw, timed from the cut:%s", events.describe(cut))
 	t.Logf("p99 from click to final answer by second sent, from %v after the cut to the heal:%s", partitionSettle,
 		checkDecidedInCut(t, clicks, start, cut, healed, what))
 	t.Log(bySecond(clicks, start))

@@ -16,6 +16,7 @@ import (
 type timeline struct {
 	mu      sync.Mutex
 	entries []timed
+	told    int // entries described already
 }
 
 type timed struct {
@@ -30,16 +31,16 @@ func (l *timeline) add(format string, args ...any) {
 	l.entries = append(l.entries, timed{at: time.Now(), text: fmt.Sprintf(format, args...)})
 }
 
-// describe lists the events in [from, to), timed from origin, one a line.
-func (l *timeline) describe(from, to, origin time.Time) string {
+// describe lists the events not described yet, timed from origin, one a
+// line.
+func (l *timeline) describe(origin time.Time) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var b strings.Builder
-	for _, e := range l.entries {
-		if !e.at.Before(from) && e.at.Before(to) {
-			fmt.Fprintf(&b, "\n  %+6.1fs %s", e.at.Sub(origin).Seconds(), e.text)
-		}
+	for _, e := range l.entries[l.told:] {
+		fmt.Fprintf(&b, "\n  %+6.1fs %s", e.at.Sub(origin).Seconds(), e.text)
 	}
+	l.told = len(l.entries)
 	if b.Len() == 0 {
 		return " none"
 	}
