@@ -51,7 +51,8 @@ func startNSCluster(t *testing.T, lab *netLab) *nsCluster {
 			"server_name": name, "host": lab.addr(i), "port": 4222, "http": lab.addr(i) + ":8222",
 			"log_file":  filepath.Join(logDir, "nats-server.log"),
 			"jetstream": map[string]any{"store_dir": dir, "sync_interval": "always"},
-			"cluster":   map[string]any{"name": "termin", "host": lab.addr(i), "port": 6222, "routes": routes},
+			"cluster": map[string]any{"name": "termin", "host": lab.addr(i), "port": 6222, "routes": routes,
+				"ping_interval": "1s", "ping_max": 3, "write_deadline": "3s"},
 		}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
