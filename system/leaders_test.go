@@ -155,19 +155,18 @@ func clusterState(ci *natsjs.ClusterInfo) groupState {
 	return groupState{leader: ci.Leader, quorum: 2*current > len(ci.Replicas)+1, peers: strings.Join(peers, "; ")}
 }
 
-// lastBetween is the last election in [from, to): a group led by a node
-// other than the last one that led it. From if there was none.
+// lastBetween is the last election in [from, to): a group led again after
+// a time without a leader that answered, or led by another node. From if
+// there was none.
 func (w *leaderWatch) lastBetween(from, to time.Time) time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	last, led := from, map[group]string{}
 	for _, c := range w.changes {
-		if c.state.leader == "" {
-			continue
-		}
-		was := led[c.group]
+		was, seen := led[c.group]
 		led[c.group] = c.state.leader
-		if was != "" && was != c.state.leader && !c.at.Before(from) && c.at.Before(to) && c.at.After(last) {
+		elected := seen && c.state.leader != "" && c.state.leader != was
+		if elected && !c.at.Before(from) && c.at.Before(to) && c.at.After(last) {
 			last = c.at
 		}
 	}

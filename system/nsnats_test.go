@@ -21,7 +21,8 @@ import (
 
 // nsCluster is three nats-server processes, each in a namespace of the
 // lab, clustered as deploy/nats/nats.conf clusters them (JetStream, fsync
-// before every acknowledgement, every node routing to all three).
+// before every acknowledgement, every node routing to all three, routes
+// given up as soon as the deployed nodes give them up).
 type nsCluster struct {
 	lab   *netLab
 	names []string
@@ -52,7 +53,7 @@ func startNSCluster(t *testing.T, lab *netLab) *nsCluster {
 			"log_file":  filepath.Join(logDir, "nats-server.log"),
 			"jetstream": map[string]any{"store_dir": dir, "sync_interval": "always"},
 			"cluster": map[string]any{"name": "termin", "host": lab.addr(i), "port": 6222, "routes": routes,
-				"ping_interval": "1s", "ping_max": 3, "write_deadline": "3s"},
+				"ping_interval": routePingInterval.String(), "ping_max": routePingMax, "write_deadline": routeWriteDeadline.String()},
 		}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
