@@ -95,8 +95,28 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 	})
 	end := start.Add(partitionDuration)
 	watch.close()
+	inCut := checkResumed(t, watch, clicks, what, cut, elected, healed, end)
+	t.Logf("partition, %s (n%d) cut off at +%v for %v: %d clicks at %d/s; %v",
+		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, rate, figures(clicks))
+	t.Logf("what the test saw, timed from the cut:%s", events.describe(cut))
+	from := cut.Add(partitionSettle)
+	if inCut.After(from) {
+		from = inCut
+	}
+	t.Logf("p99 from click to final answer by second sent, from %v after the cut (the later of %v and the cut's last election) to the heal:%s",
+		from.Sub(cut).Round(100*time.Millisecond), partitionSettle, checkDecidedInCut(t, clicks, start, from, healed, what))
+	t.Log(bySecond(clicks, start))
+	return clicks
+}
+
+// checkResumed fails the test unless bookings resumed within
+// partitionResume of the cut's last election (or of the cut; of the new
+// stream leader's election at the earliest), and of the heal's. It returns
+// the cut's last election.
+func checkResumed(t *testing.T, watch *leaderWatch, clicks []*timedClick, what string, cut, elected, healed, end time.Time) time.Time {
+	t.Helper()
 	inCut := watch.lastBetween(cut, healed)
-	if leader && inCut.Before(elected) {
+	if inCut.Before(elected) {
 		inCut = elected
 	}
 	afterHeal := watch.lastBetween(healed, end)
@@ -107,15 +127,9 @@ func partitionRound(t *testing.T, s *stack, nc *nsCluster, events *timeline, rou
 	if waitedAfter > partitionResume {
 		t.Errorf("%s healed: %v without a booking after the heal's last election (or the heal), want at most %v", what, waitedAfter, partitionResume)
 	}
-	t.Logf("partition, %s (n%d) cut off at +%v for %v: %d clicks at %d/s; %v; "+
-		"longest time without a booking after the cut's last election %v, after the heal's %v; lost 0, duplicated 0, over capacity 0 unless reported above",
-		what, target, partitionCutAt, healed.Sub(cut).Round(100*time.Millisecond), n, rate, figures(clicks),
-		waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
-	t.Logf("what the test saw, timed from the cut:%s", events.describe(cut))
-	t.Logf("p99 from click to final answer by second sent, from %v after the cut to the heal:%s", partitionSettle,
-		checkDecidedInCut(t, clicks, start, cut, healed, what))
-	t.Log(bySecond(clicks, start))
-	return clicks
+	t.Logf("%s: longest time without a booking after the cut's last election (+%v) %v, after the heal's %v; lost 0, duplicated 0, over capacity 0 unless reported above",
+		what, inCut.Sub(cut).Round(100*time.Millisecond), waitedInCut.Round(10*time.Millisecond), waitedAfter.Round(10*time.Millisecond))
+	return inCut
 }
 
 // waitStreamLeader asks node ask until the booking stream has a leader
