@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	bookerapp "termin/booker/app"
 	"termin/booker/jetstream"
 	"termin/gateway"
@@ -97,15 +98,16 @@ func report(t *testing.T, clients []*client, requests int64, during int, took ti
 		len(clients), during, requests, firsts, counts, lost, took.Round(100*time.Millisecond))
 }
 
-// startBookerOn starts a booker on the given database and NATS URL(s).
-func startBookerOn(t *testing.T, dbURL, natsURL string, stream jetstream.Config, log *slog.Logger) *bookerapp.App {
+// startBookerOn starts a booker on the given database and NATS URL(s),
+// with opts added to its connection's options.
+func startBookerOn(t *testing.T, dbURL, natsURL string, stream jetstream.Config, log *slog.Logger, opts ...nats.Option) *bookerapp.App {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a, err := bookerapp.Start(ctx, bookerapp.Config{
 		DatabaseURL: dbURL, NATSURL: natsURL, Addr: "127.0.0.1:0", Zone: berlin,
 		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true,
-		Stream: stream, Logger: log,
+		Stream: stream, Logger: log, NATSOptions: opts,
 	})
 	if err != nil {
 		t.Fatalf("start booker: %v", err)
@@ -114,8 +116,9 @@ func startBookerOn(t *testing.T, dbURL, natsURL string, stream jetstream.Config,
 	return a
 }
 
-// startGatewayOn starts a gateway on the given database and NATS URL(s).
-func startGatewayOn(t *testing.T, dbURL, natsURL string, log *slog.Logger) *gatewayapp.App {
+// startGatewayOn starts a gateway on the given database and NATS URL(s),
+// with opts added to its connection's options.
+func startGatewayOn(t *testing.T, dbURL, natsURL string, log *slog.Logger, opts ...nats.Option) *gatewayapp.App {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -124,6 +127,7 @@ func startGatewayOn(t *testing.T, dbURL, natsURL string, log *slog.Logger) *gate
 		ReplyBudget: replyBudget, PublishTimeout: time.Second, ReadConns: 4,
 		SubjectPrefix: shared.DefaultSubjectPrefix, Logger: log, Auth: noAuth,
 		RateLimit: 5, RateWindow: 10 * time.Second, Room: gateway.DefaultRoomConfig(), ListTTL: 2 * time.Second,
+		NATSOptions: opts,
 	})
 	if err != nil {
 		t.Fatalf("start gateway: %v", err)

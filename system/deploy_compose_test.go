@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
@@ -147,6 +148,15 @@ func checkBooker(t *testing.T, c compose, name string) {
 	}
 }
 
+// How soon a nats-server gives up its route to a node cut off by the
+// network, as deploy/nats/nats.conf sets it and the partition test's nodes
+// run: until then it queues every replicated write for the lost node.
+const (
+	routePingInterval  = time.Second
+	routePingMax       = 3
+	routeWriteDeadline = 3 * time.Second
+)
+
 // checkNATSCluster reads the nodes' configuration with nats-server's own
 // parser, as each node would with its NATS_SERVER_NAME.
 func checkNATSCluster(t *testing.T, c compose) {
@@ -179,6 +189,10 @@ func checkNATSCluster(t *testing.T, c compose) {
 			t.Errorf("%s: cluster %+v", name, opts.Cluster)
 		case !slices.Equal(routes, []string{"nats-1", "nats-2", "nats-3"}):
 			t.Errorf("%s: routes %v; want the three nodes", name, routes)
+		case opts.Cluster.PingInterval != routePingInterval || opts.Cluster.MaxPingsOut != routePingMax ||
+			opts.Cluster.WriteDeadline != routeWriteDeadline:
+			t.Errorf("%s: routes pinged every %v, given up after %d pings or a write blocked %v; want %v, %d, %v (as the partition test's nodes)",
+				name, opts.Cluster.PingInterval, opts.Cluster.MaxPingsOut, opts.Cluster.WriteDeadline, routePingInterval, routePingMax, routeWriteDeadline)
 		}
 		checkNATSUsers(t, name, opts)
 	}

@@ -13,27 +13,61 @@ import (
 	natsjs "github.com/nats-io/nats.go/jetstream"
 )
 
-// election is a raft group of the cluster seen led by a new node.
-type election struct {
-	at            time.Time
-	group, leader string
+// group is a raft group of the cluster the watch follows: a stream, or
+// one of its consumers.
+type group struct{ stream, consumer string }
+
+func (g group) String() string {
+	if g.consumer == "" {
+		return g.stream
+	}
+	return g.stream + "/" + g.consumer
 }
 
-// leaderWatch watches who leads the booking stream, each of its consumers
-// (the partitions') and the decisions bucket, from the test's side of the
-// network, and records every change of leader: a cut or a heal may move any
-// of them, and bookings stop until each has one.
+// groupState is what a group's leader says of it: who leads, whether it
+// hears a majority of the group, and how it sees each follower. A group no
+// leader answers for has no leader.
+type groupState struct {
+	leader string
+	quorum bool
+	peers  string
+}
+
+func (s groupState) String() string {
+	if s.leader == "" {
+		return "no leader answers"
+	}
+	q := "quorum"
+	if !s.quorum {
+		q = "NO quorum"
+	}
+	return fmt.Sprintf("%s, %s (%s)", s.leader, q, s.peers)
+}
+
+// change is a group seen in a new state.
+type change struct {
+	at    time.Time
+	group group
+	state groupState
+}
+
+// leaderWatch asks, every quarter second and from the test's side of the
+// network, each group's leader who leads it and whether it has quorum
+// (the stream and consumer info of the JetStream API), and records every
+// change: a cut or a heal may move any of them, and bookings stop while
+// the stream, a partition's consumer or a bucket has no leader with quorum.
 type leaderWatch struct {
-	mu        sync.Mutex
-	elections []election
-	stop      chan struct{}
-	done      chan struct{}
+	mu      sync.Mutex
+	changes []change
+	log     *timeline
+	stop    chan struct{}
+	done    chan struct{}
 }
 
-// watchLeaders polls every 100 ms until stop.
-func watchLeaders(urls string, streams ...string) (*leaderWatch, error) {
+// watchLeaders follows the groups until close, noting each change on log.
+func watchLeaders(urls string, groups []group, log *timeline) (*leaderWatch, error) {
 	nc, err := nats.Connect(urls, nats.PingInterval(time.Second), nats.MaxPingsOutstanding(2), nats.MaxReconnects(-1),
-		nats.ReconnectWait(100*time.Millisecond))
+		nats.ReconnectWait(100*time.Millisecond), nats.FlusherTimeout(time.Second))
 	if err != nil {
 		return nil, err
 	}
@@ -42,83 +76,101 @@ func watchLeaders(urls string, streams ...string) (*leaderWatch, error) {
 		nc.Close()
 		return nil, err
 	}
-	w := &leaderWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	w := &leaderWatch{log: log, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(w.done)
 		defer nc.Close()
-		last := map[string]string{}
-		for {
-			for group, leader := range leaders(js, streams) {
-				if leader != "" && last[group] != leader {
-					if last[group] != "" {
-						w.mu.Lock()
-						w.elections = append(w.elections, election{at: time.Now(), group: group, leader: leader})
-						w.mu.Unlock()
-					}
-					last[group] = leader
-				}
-			}
-			select {
-			case <-w.stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
+		w.run(js, groups)
 	}()
 	return w, nil
 }
 
-// leaders asks for the leaders of the streams and their consumers; a group
-// that does not answer within half a second is left out.
-func leaders(js natsjs.JetStream, streams []string) map[string]string {
-	out := map[string]string{}
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	for _, name := range streams {
-		s, err := js.Stream(ctx, name)
-		if err != nil {
-			continue
+// run polls the groups, each in a goroutine of its own so that one whose
+// leader is cut off does not hold up the others, until stop.
+func (w *leaderWatch) run(js natsjs.JetStream, groups []group) {
+	last := make([]groupState, len(groups))
+	for {
+		var wg sync.WaitGroup
+		now := make([]groupState, len(groups))
+		for i, g := range groups {
+			wg.Go(func() { now[i] = stateOf(js, g) })
 		}
-		if c := s.CachedInfo().Cluster; c != nil {
-			out[name] = c.Leader
-		}
-		list := s.ListConsumers(ctx)
-		for ci := range list.Info() {
-			if ci.Cluster != nil {
-				out[name+"/"+ci.Name] = ci.Cluster.Leader
+		wg.Wait()
+		w.mu.Lock()
+		for i, g := range groups {
+			if now[i].leader != last[i].leader || now[i].quorum != last[i].quorum {
+				w.changes = append(w.changes, change{at: time.Now(), group: g, state: now[i]})
+				w.log.add("%s: %s", g, now[i])
+				last[i] = now[i]
 			}
 		}
+		w.mu.Unlock()
+		select {
+		case <-w.stop:
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
-	return out
 }
 
-// lastBetween is the last election in [from, to), or from if none.
+// stateOf asks the group's leader for its cluster information; a group
+// whose leader does not answer within a second has none.
+func stateOf(js natsjs.JetStream, g group) groupState {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if g.consumer == "" {
+		s, err := js.Stream(ctx, g.stream)
+		if err != nil {
+			return groupState{}
+		}
+		return clusterState(s.CachedInfo().Cluster)
+	}
+	c, err := js.Consumer(ctx, g.stream, g.consumer)
+	if err != nil {
+		return groupState{}
+	}
+	return clusterState(c.CachedInfo().Cluster)
+}
+
+// clusterState reads a leader's cluster information: it has quorum when
+// it and at least half of its followers are current.
+func clusterState(ci *natsjs.ClusterInfo) groupState {
+	if ci == nil || ci.Leader == "" {
+		return groupState{}
+	}
+	current := 1
+	var peers []string
+	for _, p := range ci.Replicas {
+		how := "current"
+		switch {
+		case p.Offline:
+			how = "offline"
+		case !p.Current:
+			how = "behind"
+		default:
+			current++
+		}
+		peers = append(peers, fmt.Sprintf("%s %s, seen %v ago", p.Name, how, p.Active.Round(100*time.Millisecond)))
+	}
+	return groupState{leader: ci.Leader, quorum: 2*current > len(ci.Replicas)+1, peers: strings.Join(peers, "; ")}
+}
+
+// lastBetween is the last election in [from, to): a group led again after
+// a time without a leader that answered, or led by another node. From if
+// there was none.
 func (w *leaderWatch) lastBetween(from, to time.Time) time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	last := from
-	for _, e := range w.elections {
-		if !e.at.Before(from) && e.at.Before(to) && e.at.After(last) {
-			last = e.at
+	last, led := from, map[group]string{}
+	for _, c := range w.changes {
+		was, seen := led[c.group]
+		led[c.group] = c.state.leader
+		elected := seen && c.state.leader != "" && c.state.leader != was
+		if elected && !c.at.Before(from) && c.at.Before(to) && c.at.After(last) {
+			last = c.at
 		}
 	}
 	return last
-}
-
-// describe lists the elections in [from, to) relative to from.
-func (w *leaderWatch) describe(from, to time.Time) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var parts []string
-	for _, e := range w.elections {
-		if !e.at.Before(from) && e.at.Before(to) {
-			parts = append(parts, fmt.Sprintf("%s→%s +%v", e.group, e.leader, e.at.Sub(from).Round(100*time.Millisecond)))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // close stops the watch.

@@ -21,7 +21,8 @@ import (
 
 // nsCluster is three nats-server processes, each in a namespace of the
 // lab, clustered as deploy/nats/nats.conf clusters them (JetStream, fsync
-// before every acknowledgement, every node routing to all three).
+// before every acknowledgement, every node routing to all three, routes
+// given up as soon as the deployed nodes give them up).
 type nsCluster struct {
 	lab   *netLab
 	names []string
@@ -42,11 +43,17 @@ func startNSCluster(t *testing.T, lab *netLab) *nsCluster {
 		name := fmt.Sprintf("n%d", i)
 		c.names = append(c.names, name)
 		dir := t.TempDir()
+		logDir := filepath.Join(os.Getenv("PARTITION_LOGS"), name)
+		if os.Getenv("PARTITION_LOGS") == "" {
+			logDir = dir
+		}
+		_ = os.MkdirAll(logDir, 0o755)
 		conf, err := json.MarshalIndent(map[string]any{
 			"server_name": name, "host": lab.addr(i), "port": 4222, "http": lab.addr(i) + ":8222",
-			"log_file":  filepath.Join(dir, "nats-server.log"),
+			"log_file":  filepath.Join(logDir, "nats-server.log"),
 			"jetstream": map[string]any{"store_dir": dir, "sync_interval": "always"},
-			"cluster":   map[string]any{"name": "termin", "host": lab.addr(i), "port": 6222, "routes": routes},
+			"cluster": map[string]any{"name": "termin", "host": lab.addr(i), "port": 6222, "routes": routes,
+				"ping_interval": routePingInterval.String(), "ping_max": routePingMax, "write_deadline": routeWriteDeadline.String()},
 		}, "", "  ")
 		if err != nil {
 			t.Fatal(err)

@@ -17,10 +17,8 @@ type partition struct {
 	n     int
 	cons  jetstream.Consumer
 	state partitionState
-	// it pulls the partition's commands while it is held; pulled closes
-	// once its loop has ended.
-	it     jetstream.MessagesContext
-	pulled chan struct{}
+	// pulling consumes the partition's commands while it is held.
+	pulling jetstream.ConsumeContext
 	// hand counts the commands pulled and not yet settled (entry.settled).
 	hand sync.WaitGroup
 	// ahead is how many of its commands the stream held undelivered behind
@@ -189,7 +187,10 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 	name := part.cons.CachedInfo().Name
 	api, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(2 * p.Size * p.BatchSize), jetstream.PullExpiry(PullExpiry)}
+	opts := []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(2 * p.Size * p.BatchSize), jetstream.PullExpiry(PullExpiry),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			p.Log.Warn("pulling commands", "partition", part.n, "err", err)
+		})}
 	if canPin(part) {
 		if err := p.Partitions.Stream.UnpinConsumer(api, name, Group); err != nil {
 			p.Log.Debug("unpinning a partition", "partition", part.n, "err", err)
@@ -201,16 +202,12 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 			p.Log.Debug("resetting a partition to its ack floor", "partition", part.n, "err", err)
 		}
 	}
-	it, err := part.cons.Messages(opts...)
+	cc, err := part.cons.Consume(func(m jetstream.Msg) { p.route(part, m) }, opts...)
 	if err != nil {
 		p.Log.Warn("pulling a partition", "partition", part.n, "err", err)
 		return
 	}
-	part.it, part.pulled, part.state = it, make(chan struct{}), held
-	go func() {
-		defer close(part.pulled)
-		p.pull(part, it)
-	}()
+	part.pulling, part.state = cc, held
 	p.Log.Debug("partition taken", "partition", part.n)
 }
 
@@ -218,8 +215,8 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 // it is settled, and unpins it, so that the booker it is given to gets its
 // next commands at once, after the last of this one's.
 func (p *Pool) release(part *partition) {
-	part.it.Drain()
-	<-part.pulled
+	part.pulling.Drain()
+	<-part.pulling.Closed()
 	part.ahead.Store(0)
 	part.hand.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

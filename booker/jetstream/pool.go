@@ -2,7 +2,6 @@ package jetstream
 
 import (
 	"context"
-	"errors"
 	"hash/fnv"
 	"log/slog"
 	"sync"
@@ -86,28 +85,22 @@ func (p *Pool) drain(ctx context.Context, l *lane) {
 	}
 }
 
-// pull routes a partition's commands to lanes until its iterator closes.
-func (p *Pool) pull(part *partition, it jetstream.MessagesContext) {
-	for {
-		m, err := it.Next()
-		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-			return
-		}
-		if err != nil {
-			p.Log.Warn("pulling commands", "partition", part.n, "err", err)
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		entries := p.Worker.parse(m)
-		part.hand.Add(len(entries))
-		was := part.ahead.Swap(numPending(m))
-		for _, e := range entries {
-			e.hand = &part.hand
-			p.lanes[laneOf(e, len(p.lanes))].push(e)
-		}
-		if was > 0 && part.ahead.Load() == 0 {
-			p.wakeLanes()
-		}
+// route hands a command pulled from a partition to its lane. The pull is
+// Consume's, whose messages wait in the subscription's own pending buffer
+// while the lanes are busy: Messages' buffer holds one pull's worth, and
+// the second pull a missed heartbeat or a reconnect sends while the first
+// still delivers overflowed it, the client dropping commands that then came
+// back only after AckWait.
+func (p *Pool) route(part *partition, m jetstream.Msg) {
+	entries := p.Worker.parse(m)
+	part.hand.Add(len(entries))
+	was := part.ahead.Swap(numPending(m))
+	for _, e := range entries {
+		e.hand = &part.hand
+		p.lanes[laneOf(e, len(p.lanes))].push(e)
+	}
+	if was > 0 && part.ahead.Load() == 0 {
+		p.wakeLanes()
 	}
 }
 

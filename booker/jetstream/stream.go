@@ -73,7 +73,14 @@ const Group = "bookers"
 
 // PullExpiry is how long a booker's pull request for a partition waits for
 // commands; the booker then asks again, which keeps its pin (PinnedTTL).
-const PullExpiry = 3 * time.Second
+// While a pull waits, the consumer's leader sends a heartbeat every half
+// of it: a pull parked on a leader that was cut off, or that lost its
+// leadership, gets none, and the booker asks the new leader two missed
+// heartbeats (2 s) later. Heartbeats of 500 ms went missing on a machine
+// whose cores were all busy, and each miss sent a second pull while the
+// first still delivered: the client dropped what overflowed its buffer,
+// and those commands came back only after AckWait.
+const PullExpiry = 2 * time.Second
 
 // Partitions are the booking stream and its consumers, one per partition,
 // by partition number.

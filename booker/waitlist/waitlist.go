@@ -98,7 +98,11 @@ func (o *Offers) Run(ctx context.Context) error {
 		cancel()
 		err = batch.Error()
 		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// No responders (the consumer has no leader: a NATS node was cut
+			// off) ends a fetch at once; without the pause this loop asked
+			// and logged thousands of times a second until a leader came.
 			o.Log.Warn("waitlist: pulling events", "err", err)
+			sleep(ctx, time.Second)
 		}
 	}
 	return nil

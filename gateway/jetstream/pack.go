@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -197,4 +198,14 @@ func (p *packer) landing(doctorID int64, forget func()) func() {
 		forget()
 		once.Do(func() { p.landed(part) })
 	}
+}
+
+// addCommand sends a booking in its partition's envelope (or alone) and
+// returns the envelope, which a late decision publishes again whole.
+func (p *packer) addCommand(doctorID int64, msgID, reply string, cmd shared.Command) (*pack, error) {
+	data, err := json.Marshal(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return p.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data, traceparent: cmd.TraceParent})
 }

@@ -92,6 +92,8 @@ type Queue struct {
 	packer *packer
 	// tracer starts the publish spans of traced commands.
 	tracer trace.Tracer
+	// silence wakes the commands waiting for the stream to answer again.
+	silence *silence
 }
 
 var _ gateway.Queue = (*Queue)(nil)
@@ -107,7 +109,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, log *slog.Logger) (*Que
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: decisions bucket (is a booker running?): %w", err)
 	}
-	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log, confirming: make(chan struct{}, maxConfirming),
+	q := &Queue{cfg: cfg, nc: nc, js: js, kv: kv, log: log, confirming: make(chan struct{}, maxConfirming), silence: newSilence(),
 		inbox: nats.NewInbox(), waiting: make(map[string]chan shared.Decision), tracer: spans.Tracer(cfg.Traces)}
 	if cfg.PackWait > 0 && cfg.ConfirmAfter > 0 {
 		q.packer = &packer{q: q, wait: cfg.PackWait}
@@ -220,18 +222,21 @@ var errNotConnected = errors.New("nats not connected")
 
 // publish puts a command in the stream and waits for the PubAck. Any failure,
 // including a full stream (DiscardNew) or a disconnected server, is
-// ErrUnavailable: the client may repeat the same request safely.
+// ErrUnavailable: the client may repeat the same request safely. One that
+// may have left the command in the stream is ErrUncertain too.
 func (q *Queue) publish(ctx context.Context, msg *nats.Msg, cmd shared.Command) (*jetstream.PubAck, error) {
 	if !q.nc.IsConnected() {
+		q.silence.unanswered()
 		return nil, fmt.Errorf("%w: %w", gateway.ErrUnavailable, errNotConnected)
 	}
 	ctx, cancel := context.WithTimeout(ctx, q.cfg.PublishTimeout)
 	defer cancel()
 	ack, err := q.js.PublishMsg(ctx, msg)
+	uncertain := q.noted(err)
 	if err != nil {
 		q.log.Warn("publish refused", "err", err, "request_id", cmd.TraceID, "reply_token", cmd.RequestID,
 			"patient", cmd.PatientID, "key", cmd.IdempotencyKey)
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoStreamResponse) {
+		if uncertain {
 			return nil, fmt.Errorf("%w: %w: %v", gateway.ErrUnavailable, gateway.ErrUncertain, err)
 		}
 		return nil, fmt.Errorf("%w: %v", gateway.ErrUnavailable, err)

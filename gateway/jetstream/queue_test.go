@@ -3,6 +3,9 @@ package jetstream_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -263,5 +266,51 @@ func TestSubmitAsksNoPubAckOfACommandBehindALine(t *testing.T) {
 	}
 	if n := acks.Load(); n != 1 {
 		t.Errorf("%d PubAcks for four commands 400 ms behind, want only the first's", n)
+	}
+}
+
+// TestSubmitRepublishesAtOnceWhenTheStreamAnswersAgain: commands sent while
+// the stream does not answer (here: no stream takes their subjects, as
+// while its leader is cut off) wait for it on timers of up to two seconds,
+// each at its own phase. The first PubAck after the silence wakes them all,
+// so their decisions come together, not spread over the timers' periods.
+func TestSubmitRepublishesAtOnceWhenTheStreamAnswersAgain(t *testing.T) {
+	b := newBus(t)
+	b.cfg.ConfirmAfter = 100 * time.Millisecond
+	b.cfg.PublishTimeout = 200 * time.Millisecond
+	b.cfg.SubjectPrefix = "silent"
+	q := b.gateway()
+	var chans []<-chan shared.Decision
+	for i := range 10 {
+		key := fmt.Sprintf("k%d", i)
+		ch, err := q.Submit(t.Context(), 42, shared.BookingMsgID(7, key), booking(1, 7, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chans = append(chans, ch)
+		time.Sleep(150 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // every command's pause has grown to its longest
+	b.takeSubjects(b.cfg.Namespace.Subject("silent") + ".>")
+	b.decideAll()
+	came := make([]time.Time, len(chans))
+	var wg sync.WaitGroup
+	for i, ch := range chans {
+		wg.Go(func() {
+			select {
+			case d, ok := <-ch:
+				if !ok || d.Code != shared.Booked {
+					t.Errorf("command %d: decision %+v (ok %v), want the booking", i, d, ok)
+				}
+			case <-time.After(15 * time.Second):
+				t.Errorf("command %d: no decision within 15 s", i)
+			}
+			came[i] = time.Now()
+		})
+	}
+	wg.Wait()
+	first, last := slices.MinFunc(came, time.Time.Compare), slices.MaxFunc(came, time.Time.Compare)
+	if spread := last.Sub(first); spread > 700*time.Millisecond {
+		t.Errorf("the decisions came over %v after the stream answered again, want them together (within 700 ms)", spread)
 	}
 }

@@ -31,7 +31,7 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 	sent := time.Now()
 	if q.packer != nil && cmd.Kind == shared.KindBook {
 		forget = q.packer.landing(doctorID, forget)
-		pk, err := q.pack(doctorID, msgID, reply, cmd)
+		pk, err := q.packer.addCommand(doctorID, msgID, reply, cmd)
 		if err != nil {
 			forget()
 			return nil, err
@@ -60,16 +60,6 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 	}
 	go q.await(out, ch, forget, cmd, ack.Duplicate, 0, sent)
 	return out, nil
-}
-
-// pack sends a booking in the current envelope and returns the envelope,
-// which a late decision publishes again whole.
-func (q *Queue) pack(doctorID int64, msgID, reply string, cmd shared.Command) (*pack, error) {
-	data, err := json.Marshal(cmd)
-	if err != nil {
-		return nil, err
-	}
-	return q.packer.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data, traceparent: cmd.TraceParent})
 }
 
 // await waits for the decision of a command the stream holds. When the
@@ -148,10 +138,11 @@ const (
 // one elected yet, or this gateway's connection lost and being replaced),
 // the command may or may not be in it: it is published again, under the same
 // Nats-Msg-Id, until the stream answers or MaxWait has passed, the pauses
-// growing to maxConfirmPause (or to confirmWait, while decisions are slow)
-// and at most maxConfirming of them under way at once. A command sent
-// to a leader that was cut off before storing it reaches the new leader this
-// way, within seconds of its election, and the stream's duplicate window
+// growing to maxConfirmPause and at most maxConfirming of them under way at
+// once; the stream's first PubAck after the silence ends every pause (see
+// silence). A command sent to a leader that was cut off before storing it
+// reaches the new leader this way, within a second of its election, and the
+// stream's duplicate window
 // (as long as MaxWait) keeps it once however often it was sent. Giving up
 // after a few attempts left such a command undecided for good, its patient
 // answered 202 again and again.
@@ -163,15 +154,16 @@ const (
 // CPU and a query per command, all before the booker had reached them.
 func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, forget func(),
 	confirm func() (*jetstream.PubAck, error), own bool, cmd shared.Command, sent time.Time) {
-	wait := q.confirmWait()
+	wait, over := q.confirmWait(), q.silence.over()
 	for attempt := 0; ; attempt++ {
-		if d, ok := decidedWithin(ch, wait); ok {
+		if d, ok := decidedWithin(ch, wait, over); ok {
 			q.learn(time.Since(sent))
 			forget()
 			out <- d
 			close(out)
 			return
 		}
+		over = q.silence.over()
 		ack, err := q.confirmBounded(confirm)
 		switch {
 		case err == nil:
@@ -186,7 +178,7 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			close(out)
 			return
 		}
-		wait = max(min(confirmPause<<min(attempt, 8), maxConfirmPause), q.confirmWait())
+		wait = q.pause(attempt, err)
 	}
 }
 
@@ -221,18 +213,6 @@ func (q *Queue) firstRead(own bool) time.Duration {
 		return 0
 	}
 	return max(firstRecordPoll, q.confirmWait())
-}
-
-// decidedWithin waits up to wait for the decision on ch.
-func decidedWithin(ch <-chan shared.Decision, wait time.Duration) (shared.Decision, bool) {
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case d := <-ch:
-		return d, true
-	case <-t.C:
-		return shared.Decision{}, false
-	}
 }
 
 // recordKey is where the booker records the decision of a booking or a
