@@ -244,7 +244,7 @@ func TestPatientPage(t *testing.T) {
 	t.Run("keeps the patient's details and consent, exports and erases them", func(t *testing.T) {
 		p := w.open(browser, 110)
 		p.click("#nav-profile")
-		p.waitFor("the details view", `!document.getElementById('v-profile').hidden`)
+		p.waitFor("the details view, loaded", `!document.getElementById('v-profile').hidden && document.getElementById('profile-form').getAttribute('aria-busy') === 'false'`)
 		p.typeInto("#pf-name", "Clara Neumann")
 		p.typeInto("#pf-email", "clara@example.org")
 		p.click("#pf-consent-email")

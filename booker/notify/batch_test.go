@@ -113,25 +113,29 @@ func TestMessageLongInHandIsNotDeliveredAgain(t *testing.T) {
 	if _, err := outbox.Setup(ctx, js, ns, 1); err != nil {
 		t.Fatal(err)
 	}
-	const ackWait = 500 * time.Millisecond
+	// AckWait is long enough that the worker's progress beats (a fifth of
+	// it) still arrive on a machine stalled for over a second: at 500 ms one
+	// beat came late under the suite beside stress-ng, and the message was
+	// delivered again for a stalled machine, not for a lost worker.
+	const ackWait = 2 * time.Second
 	cons, err := js.CreateOrUpdateConsumer(ctx, ns.Name(outbox.StreamName), jetstream.ConsumerConfig{
 		Durable: "slow", FilterSubject: ns.Subject("appointment.>"), AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: ackWait, MaxDeliver: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mail := &slowSender{pause: 200 * time.Millisecond}
+	mail := &slowSender{pause: 800 * time.Millisecond}
 	n := &notify.Notifier{DB: db, JS: js, Consumer: cons, Namespace: ns, Zone: berlin, Workers: 1,
 		Progress: ackWait / 5, Metrics: notify.NewMetrics(prometheus.NewRegistry()), Log: testLogger(), Mail: mail}
 	run(t, n.Run)
 	var events [][]byte
-	for p := int64(1); p <= 5; p++ { // 1 s of sends, twice the AckWait
+	for p := int64(1); p <= 5; p++ { // 4 s of sends, twice the AckWait
 		e.contact(100+p, "Anna", fmt.Sprintf("p%d@example.org", p), "", "en")
 		events = append(events, e.event(outbox.SubjectBooked, 100+p, 1000+p))
 	}
 	e.publish(array(t, events...), "round-1")
 
-	poll.For(t, 10*time.Second, 20*time.Millisecond, func() error {
+	poll.For(t, 30*time.Second, 20*time.Millisecond, func() error {
 		if got := mail.sent.Load(); got < 5 {
 			return fmt.Errorf("%d of 5 e-mails sent", got)
 		}

@@ -14,11 +14,22 @@ window.TerminProfile = (function () {
     load();
   }
 
+  // load reads the profile into the form. The form is busy (its fields
+  // disabled) until then: typed into before the answer came, the answer
+  // would overwrite what the patient typed.
   async function load() {
+    busy(true);
     const r = await api.call('GET', '/api/patients/me');
+    busy(false);
     if (r.status === 401) return T.expired();
     if (!r.ok || !r.body) return T.notice(T.problemText(r), true);
     fill(r.body);
+  }
+
+  function busy(on) {
+    const form = $('profile-form');
+    form.setAttribute('aria-busy', on ? 'true' : 'false');
+    for (const el of form.elements) el.disabled = on;
   }
 
   function fill(p) {
