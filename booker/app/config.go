@@ -146,7 +146,7 @@ func flags(cfg *Config) (fs *flag.FlagSet, finish func() error) {
 	fs.DurationVar(&cfg.Retention, "retention", envconf.Duration("RETENTION", DefaultRetention), "how long personal data (contacts, access log, patients' ids on past visits) is kept past its last use (RETENTION)")
 	fs.IntVar(&cfg.Workers, "workers", envconf.Int("BOOKER_WORKERS", 1), "batches decided at once; on 2 cores one lane makes batches twice as large and costs a booking less CPU than two (BOOKER_WORKERS)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", envconf.Int("BOOKER_BATCH_SIZE", 200), "commands decided in one transaction at most (BOOKER_BATCH_SIZE)")
-	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 50*time.Millisecond), "how long a command waits in its lane for company before its batch goes: longer means fewer, larger transactions (BOOKER_BATCH_WAIT)")
+	fs.DurationVar(&cfg.BatchWait, "batch-wait", envconf.Duration("BOOKER_BATCH_WAIT", 10*time.Millisecond), "the longest a command waits in its lane for company, which it does only while commands are pending in the stream or keep arriving: longer means fewer, larger transactions (BOOKER_BATCH_WAIT)")
 	dbConns := fs.Int("db-conns", envconf.Int("BOOKER_DB_CONNS", 20), "maximum PostgreSQL connections (BOOKER_DB_CONNS)")
 	fs.BoolVar(&cfg.Migrate, "migrate", envconf.String("MIGRATE", "1") != "0", "apply pending migrations at start (MIGRATE=0 turns it off)")
 	fs.StringVar(&cfg.Stream.SubjectPrefix, "subject-prefix", envconf.String("BOOKING_SUBJECT_PREFIX", cfg.Stream.SubjectPrefix), "prefix of the booking stream's subjects: <prefix>.<partition>.<doctorId> and <prefix>.<partition>.envelope (BOOKING_SUBJECT_PREFIX)")

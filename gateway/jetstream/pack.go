@@ -34,12 +34,17 @@ type packer struct {
 	// flying counts each partition's bookings sent and not yet decided
 	// (or given up on: landed).
 	flying [shared.Partitions]int
+	// last is when each partition's latest booking came, gap the moving
+	// average of the time between two (see arriving).
+	last [shared.Partitions]time.Time
+	gap  [shared.Partitions]time.Duration
 }
 
 // pack is one envelope on its way: the commands in it, then, once sent,
 // the message and the error of sending it.
 type pack struct {
 	partition int
+	opened    time.Time
 	items     []packed
 	size      int
 	done      chan struct{}
@@ -70,6 +75,7 @@ type packed struct {
 func (p *packer) add(it packed) (*pack, error) {
 	part := shared.Partition(it.doctorID)
 	p.mu.Lock()
+	p.arrived(part)
 	pk := p.cur[part]
 	if pk == nil && p.flying[part] == 0 {
 		pk = &pack{partition: part, done: make(chan struct{}), items: []packed{it}}
@@ -79,7 +85,7 @@ func (p *packer) add(it packed) (*pack, error) {
 		return pk, pk.err
 	}
 	if pk == nil {
-		pk = &pack{partition: part, done: make(chan struct{})}
+		pk = &pack{partition: part, done: make(chan struct{}), opened: time.Now()}
 		p.cur[part] = pk
 		time.AfterFunc(p.wait, func() { p.seal(pk) })
 	}
@@ -100,12 +106,14 @@ func (p *packer) add(it packed) (*pack, error) {
 
 // landed ends a sent booking's flight: decided, refused or given up on.
 // When it was the last of its partition in flight, the partition's pack
-// goes now: the booker has nothing more of this gateway's to decide.
+// goes now, the booker having nothing more of this gateway's to decide,
+// unless bookings keep arriving often enough that the next is due within
+// the pack's wait: then the pack fills on until its wait is over.
 func (p *packer) landed(part int) {
 	p.mu.Lock()
 	p.flying[part]--
 	pk := p.cur[part]
-	if p.flying[part] > 0 || pk == nil {
+	if p.flying[part] > 0 || pk == nil || p.arriving(part, pk.opened.Add(p.wait)) {
 		p.mu.Unlock()
 		return
 	}
@@ -208,4 +216,23 @@ func (p *packer) addCommand(doctorID int64, msgID, reply string, cmd shared.Comm
 		return nil, err
 	}
 	return p.add(packed{doctorID: doctorID, msgID: msgID, reply: reply, data: data, traceparent: cmd.TraceParent})
+}
+
+// arrived counts a booking of the partition in its average gap; p.mu held.
+func (p *packer) arrived(part int) {
+	now := time.Now()
+	if !p.last[part].IsZero() {
+		p.gap[part] += (now.Sub(p.last[part]) - p.gap[part]) / 8
+	}
+	p.last[part] = now
+}
+
+// arriving is whether the partition's bookings keep coming often enough
+// that the next is due before the deadline: the average gap fits in what
+// is left, and the latest came no longer than two gaps ago; p.mu held. A
+// pack sent whenever the bookings in flight landed carried two or three at
+// 1,000 clicks/s spread over every doctor, each a stored message of its own.
+func (p *packer) arriving(part int, deadline time.Time) bool {
+	now, gap := time.Now(), p.gap[part]
+	return gap > 0 && now.Add(gap).Before(deadline) && now.Sub(p.last[part]) <= 2*gap
 }
