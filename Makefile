@@ -109,10 +109,11 @@ run-deployed: build-deployed
 
 # Both scenarios against a running `make run-deployed`: every doctor's
 # opening at 1,000 clicks/s for 20 s, one click per patient (LOADTEST_RATE
-# for another rate), then the popular doctor's opening at 5,000 clicks/s.
-# The CPU tables measure the three processes by the pids in .data/run.env.
+# for another rate), and the same load against the seed's design in the
+# same run (served by bin/loadtest), then the popular doctor's opening at
+# 5,000 clicks/s. The CPU tables measure the three processes by the pids in .data/run.env.
 loadtest-deployed: build
-	./bin/loadtest -scenario opening-all -rate $(or $(LOADTEST_RATE),1000) -duration 20s -impatient -1 $(LOADTEST_FLAGS)
+	./bin/loadtest -scenario opening-all -rate $(or $(LOADTEST_RATE),1000) -duration 20s -impatient -1 -against-seed $(LOADTEST_FLAGS)
 	./bin/loadtest -scenario opening $(LOADTEST_FLAGS)
 
 # The clinic's fortnight at 50 reads per click against a running `make

@@ -9,6 +9,7 @@ package budget
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"termin/loadtest"
@@ -101,6 +102,9 @@ func Markdown() string {
 }
 
 func number(v float64) string {
+	if v != float64(int64(v)) {
+		return strconv.FormatFloat(v, 'f', -1, 64) // a ratio: 0.35
+	}
 	s := fmt.Sprintf("%.0f", v)
 	if len(s) > 4 {
 		s = s[:len(s)-3] + "," + s[len(s)-3:]

@@ -1,6 +1,9 @@
 package report
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // CPUReport is the CPU each process spent between the two readings (before
 // the first click, after the system caught up), per confirmed booking. CPU
@@ -130,6 +133,9 @@ type BudgetLine struct {
 func (l BudgetLine) ValueText() string {
 	if !l.Measured {
 		return "not measured"
+	}
+	if l.Unit == "×" {
+		return strconv.FormatFloat(l.Value, 'f', 2, 64) + " " + l.Unit
 	}
 	return fmtMS(l.Value) + " " + l.Unit
 }

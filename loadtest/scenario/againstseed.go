@@ -113,6 +113,9 @@ func seedCPU(whole, base *loadtest.Report) float64 {
 // decision.
 func decisionsAll(r *loadtest.Report) (p50, p99 float64) {
 	lines := r.Decisions
+	if len(r.Opening) > 0 {
+		lines = r.Opening
+	}
 	if r.Morning != nil {
 		lines = r.Morning.Decisions
 	}
