@@ -134,7 +134,7 @@ day-compare: build
 # Tracing's cost: the deployed layout's CPU per booking at 1,000 clicks/s
 # (every doctor's opening, as loadtest-deployed's first run) with tracing off
 # and with both wings tracing one booking in ten to a local Jaeger,
-# alternating ROUNDS times in one session. See scripts/trace-overhead.sh.
+# alternating ROUNDS times in one run. See scripts/trace-overhead.sh.
 trace-overhead:
 	./scripts/trace-overhead.sh
 

@@ -4,7 +4,7 @@
 # every doctor's opening at 1,000 clicks/s for 20 s (`make loadtest-deployed`'s
 # first scenario), with tracing off and with both wings exporting one booking
 # in ten (parentbased_traceidratio 0.1) over OTLP/HTTP to a local Jaeger,
-# alternating off and on ROUNDS times in one session so that the machine's
+# alternating off and on ROUNDS times in one run so that the machine's
 # drift falls on both alike. Each load test's report (CPU per confirmed
 # booking, per process) goes to OUT; the summary at the end lists the CPU
 # tables side by side. Jaeger's own CPU is not charged: the CPU table counts
