@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
 	"termin/loadtest/cpumeter"
-	"termin/loadtest/seedbaseline"
 )
 
 // runAgainstSeed runs the scenario through the gateway, then the same load
@@ -41,22 +40,12 @@ func runAgainstSeed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool)
 // runSeedLeg serves the seed baseline over its own pool and runs the
 // scenario against it.
 func runSeedLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
-	if err != nil {
-		return nil, err
-	}
-	defer bpool.Close()
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	defer func() { stop(); wait() }()
-	leg := o
-	leg.OutDir, leg.GatewayURL, leg.BookerMetricsURL = filepath.Join(o.OutDir, "seed-baseline"), url, ""
-	leg.Seed = o.Seed + 1
-	return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+	return withSeedBaseline(ctx, o, func(url string) (*loadtest.Report, error) {
+		leg := o
+		leg.OutDir, leg.GatewayURL, leg.BookerMetricsURL = filepath.Join(o.OutDir, "seed-baseline"), url, ""
+		leg.Seed = o.Seed + 1
+		return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+	})
 }
 
 // againstSeed compares the legs. The baseline serves from the load

@@ -14,7 +14,6 @@ import (
 	"termin/loadtest"
 	"termin/loadtest/checks"
 	"termin/loadtest/cpumeter"
-	"termin/loadtest/seedbaseline"
 )
 
 // runClosed measures one hot slot in a closed loop: each of c clients
@@ -50,19 +49,9 @@ func runClosed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*lo
 // closedBaseline serves the seed's design from this process over its own
 // pool and measures it as closedLeg does.
 func closedBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (loadtest.ClosedLeg, error) {
-	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
-	if err != nil {
-		return loadtest.ClosedLeg{}, err
-	}
-	defer bpool.Close()
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
-	if err != nil {
-		stop()
-		return loadtest.ClosedLeg{}, err
-	}
-	defer func() { stop(); wait() }()
-	return closedLeg(ctx, o, pool, "seed baseline "+url, url, loadtest.LabelBaselineProcess, o.Seed+1)
+	return withSeedBaseline(ctx, o, func(url string) (loadtest.ClosedLeg, error) {
+		return closedLeg(ctx, o, pool, "seed baseline "+url, url, loadtest.LabelBaselineProcess, o.Seed+1)
+	})
 }
 
 // closedLeg seeds one huge slot for the target, in the doctor and

@@ -44,22 +44,12 @@ func runCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*l
 }
 
 func runBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
-	if err != nil {
-		return nil, err
-	}
-	defer bpool.Close()
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	defer func() { stop(); wait() }()
-	leg := o
-	leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
-	leg.Seed = o.Seed + 1 // its own huge slot
-	return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+	return withSeedBaseline(ctx, o, func(url string) (*loadtest.Report, error) {
+		leg := o
+		leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
+		leg.Seed = o.Seed + 1 // its own huge slot
+		return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+	})
 }
 
 func compare(whole, base *loadtest.Report) *loadtest.Comparison {
@@ -88,4 +78,23 @@ func legOf(target string, r *loadtest.Report) loadtest.CompareLeg {
 		l.CPU = &loadtest.CPUReport{}
 	}
 	return l
+}
+
+// withSeedBaseline serves the seed's design from this process over a pool
+// of its own (BaselineConns) for as long as run runs, and gives run its URL.
+func withSeedBaseline[R any](ctx context.Context, o loadtest.Options, run func(url string) (R, error)) (R, error) {
+	var zero R
+	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
+	if err != nil {
+		return zero, err
+	}
+	defer bpool.Close()
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
+	if err != nil {
+		stop()
+		return zero, err
+	}
+	defer func() { stop(); wait() }()
+	return run(url)
 }
