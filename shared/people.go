@@ -36,6 +36,10 @@ const (
 // The insurances a profile may name: statutory, private, self-payer.
 var Insurances = []string{"GKV", "PKV", "SELF"}
 
+// Languages are the languages a patient's messages may be written in:
+// German (a new profile's), English and Turkish.
+var Languages = []string{"de", "en", "tr"}
+
 // Consent is a channel's consent: given or withdrawn, and when it last changed.
 type Consent struct {
 	Email bool `json:"email"`
@@ -207,8 +211,8 @@ func ValidProfile(p Profile) error {
 		return bad("email must be one plain address like anna@example.org")
 	case p.Phone != "" && !phonePattern.MatchString(p.Phone):
 		return bad("phone must be a number like +49 30 1234567")
-	case p.Language != "de" && p.Language != "en":
-		return bad(`language must be "de" or "en"`)
+	case !slices.Contains(Languages, p.Language):
+		return bad(`language must be "de", "en" or "tr"`)
 	case p.Insurance != "" && !slices.Contains(Insurances, p.Insurance):
 		return bad("insurance must be one of GKV, PKV, SELF")
 	case p.Consent.Email && p.Email == "":

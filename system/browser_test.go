@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -87,6 +88,15 @@ type tab struct {
 
 func openTab(t *testing.T, browser context.Context, url string) *tab {
 	t.Helper()
+	return openTabIn(t, browser, url, "de-DE,de;q=0.9")
+}
+
+// openTabIn opens a tab whose requests carry acceptLanguage, as a browser
+// set to those languages sends: the patient's first visit is in the first
+// of them the page has (openTab's tabs speak German, whatever the machine's
+// browser would send).
+func openTabIn(t *testing.T, browser context.Context, url, acceptLanguage string) *tab {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
 	t.Cleanup(cancel)
 	// The first call opens the tab for the life of its context: no timeout.
@@ -95,7 +105,7 @@ func openTab(t *testing.T, browser context.Context, url string) *tab {
 	}
 	p := &tab{t: t, ctx: ctx}
 	p.run("open "+url, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(1), chromedp.EmulateMobile),
-		awayFromBerlin, chromedp.Navigate(url))
+		awayFromBerlin, speaking(acceptLanguage), chromedp.Navigate(url))
 	return p
 }
 
@@ -105,6 +115,15 @@ var awayFromBerlin = chromedp.Func(func(ctx context.Context, t *chromedp.Target)
 	_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "America/New_York"})
 	return err
 })
+
+// speaking sends Accept-Language with every request of the tab.
+func speaking(acceptLanguage string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, network.SetExtraHTTPHeaders,
+			network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": acceptLanguage}})
+		return err
+	})
+}
 
 // run does browser steps, failing the test with what was on the page.
 func (p *tab) run(what string, actions ...chromedp.Action[chromedp.Void]) {

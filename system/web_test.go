@@ -40,8 +40,9 @@ func newWebStack(t *testing.T) *webStack {
 	secret := []byte(rand.Text() + rand.Text())
 	w := &webStack{stack: s, secret: secret}
 	for id, doc := range pageDoctors {
+		code, _ := shared.SpecialtyCode(doc[1]) // as the API stores it
 		if _, err := s.db.Exec(t.Context(), `INSERT INTO doctor (id, name, specialty, address) VALUES ($1, $2, $3, $4)`,
-			id, doc[0], doc[1], fmt.Sprintf("Praxisweg %d, 10115 Berlin", id)); err != nil {
+			id, doc[0], code, fmt.Sprintf("Praxisweg %d, 10115 Berlin", id)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,7 +55,7 @@ var pageDoctors = map[int64][2]string{
 	40: {"Dr. Jonas Becker", "Kinderheilkunde"}, 41: {"Dr. Anna Weber", "Allgemeinmedizin"},
 	42: {"Dr. Mehmet Yilmaz", "Innere Medizin"}, 43: {"Dr. Sophie Wagner", "Dermatologie"},
 	44: {"Dr. Lukas Schmidt", "Orthopädie"}, 45: {"Dr. Lea Hoffmann", "HNO"},
-	46: {"Dr. Paul Fischer", "Augenheilkunde"}, 47: {"Dr. Marie Schulz", "Gynäkologie"},
+	46: {"Dr. Paul Fischer", "Augenheilkunde"}, 47: {"Dr. Marie Schulz", "Frauenheilkunde"},
 	48: {"Dr. Felix Braun", "Neurologie"},
 }
 
@@ -224,11 +225,11 @@ func TestPatientPage(t *testing.T) {
 		if k := p.pendingKey(); k != "" {
 			t.Errorf("the page still keeps key %q after the decision", k)
 		}
-		p.click("#lang")
+		p.click("#lang-en")
 		if got := p.text("#result-title"); got != "Your appointment is booked" {
 			t.Errorf("in English the result = %q", got)
 		}
-		p.click("#lang")
+		p.click("#lang-de")
 		p.click("#result-again") // the same doctor and day, listed again
 		mine := fmt.Sprintf(`#slots [data-slot="%d"]`, slot)
 		p.waitFor("the booked time shown as the patient's", `document.querySelector('`+mine+`') && document.querySelector('`+mine+`').dataset.mine === 'BOOKED'`)

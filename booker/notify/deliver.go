@@ -17,7 +17,7 @@ type Contact struct {
 	Name      string
 	Email     string
 	Phone     string
-	// Language is "de" or "en".
+	// Language is one of shared.Languages.
 	Language string
 }
 

@@ -43,6 +43,15 @@ func TestBookingSendsOneEmailAndOneSMS(t *testing.T) {
 			sms:       []string{"Appointment confirmed: Mon 14 Jul 2031, 09:00", "Dr. Weber", "Cancel/move: https://termine.example/?appointment=%d"},
 			notInBody: []string{"07:00", "Uhr"},
 		},
+		{
+			name: "Turkish, summer time", lang: "tr", start: summer,
+			subject: "Randevu onayı: Pzt 14.07.2031, 09:00",
+			body: []string{"Sayın Anna Muster,", "Randevunuz alındı.", "14 Temmuz 2031 Pazartesi",
+				"09:00–09:15", "Doktor:     Dr. Weber\n", "Randevu no: %d", "Yer:        Praxis Am Markt, Marktplatz 1",
+				"İptal veya zaman değişikliği:", "https://termine.example/?appointment=%d\n", "Muayenehane ekibiniz"},
+			sms:       []string{"Randevu onaylandı: Pzt 14.07.2031, 09:00", "Dr. Weber", "İptal/değiştirme: https://termine.example/?appointment=%d"},
+			notInBody: []string{"07:00", "Uhr", "Termin"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package notify
 
-// languages are the texts a patient can choose in patient_contact.language.
+// languages are the texts a patient can choose in patient_contact.language
+// (shared.Languages): German, English and Turkish.
 var languages = map[string]language{
 	"de": {
 		days:             []string{"Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"},
@@ -72,5 +73,40 @@ var languages = map[string]language{
 		offerHint:        "Please confirm it by %s; otherwise it goes to the next person on the waitlist. Confirm or decline: %s",
 		smsOffered:       "Appointment free: %s, %s. Confirm: %s",
 		signOff:          "Your practice team",
+	},
+	"tr": {
+		days:             []string{"Pazar", "Pazartesi", "Salı", "Çarşamba", "Perşembe", "Cuma", "Cumartesi"},
+		shortDays:        []string{"Paz", "Pzt", "Sal", "Çar", "Per", "Cum", "Cmt"},
+		months:           []string{"Ocak", "Şubat", "Mart", "Nisan", "Mayıs", "Haziran", "Temmuz", "Ağustos", "Eylül", "Ekim", "Kasım", "Aralık"},
+		longDateF:        "%[2]d %[3]s %[5]d %[1]s",
+		shortDateF:       "%[1]s %02[2]d.%[4]s.%[5]d",
+		hello:            "Merhaba,",
+		helloName:        "Sayın %s,",
+		subjectBooked:    "Randevu onayı",
+		subjectCancelled: "Randevu iptal edildi",
+		subjectExpired:   "Ayırma süresi doldu",
+		subjectMoved:     "Randevu zamanı değiştirildi",
+		moved:            "Randevunuzun zamanı değiştirildi (önceki: %s). Yeni randevunuz:",
+		smsMoved:         "Randevunuzun yeni zamanı: %s, %s. İptal/değiştirme: %s",
+		expired:          "Sizin için ayrılan yer zamanında onaylanmadığı için ayırma süresi doldu; yer yeniden boş.",
+		smsExpired:       "Ayırma süresi doldu: %s, %s. Yeni randevular: %s",
+		booked:           "Randevunuz alındı.",
+		cancelled:        "Randevunuz iptal edildi.",
+		details:          "Tarih:      %s\nSaat:       %s\nDoktor:     %s\nRandevu no: %d",
+		subjectReminder:  "Randevu hatırlatması",
+		reminder:         "Randevunuzu hatırlatmak isteriz.",
+		where:            "\nYer:        %s",
+		doctor:           "Dr. #%d",
+		summary:          "Doktor randevusu: %s",
+		cancelHint:       "İptal veya zaman değişikliği: Gelemeyecekseniz, yerin başka birine verilebilmesi için lütfen buradan iptal edin: %s",
+		rebookHint:       "Randevu sayfamızdan istediğiniz zaman yeni bir randevu alabilirsiniz.",
+		smsBooked:        "Randevu onaylandı: %s, %s. İptal/değiştirme: %s",
+		smsCancelled:     "Randevu iptal edildi: %s, %s. Yeni randevular: %s",
+		smsReminder:      "Hatırlatma: randevunuz %s, %s. İptal/değiştirme: %s",
+		subjectOffered:   "Bir randevu boşaldı",
+		offered:          "Beklediğiniz bir yer boşaldı. Bu yeri sizin için ayırdık.",
+		offerHint:        "Lütfen %s tarihine kadar onaylayın; aksi hâlde yer bekleme listesindeki bir sonraki kişiye verilir. Onaylamak veya reddetmek için: %s",
+		smsOffered:       "Randevu boşaldı: %s, %s. Onaylamak için: %s",
+		signOff:          "Muayenehane ekibiniz",
 	},
 }

@@ -11,17 +11,21 @@ import (
 
 // putProfileSQL writes a patient's contact details. A channel's consent time
 // moves only when its consent changes (given or withdrawn), so it says since
-// when the current state holds.
+// when the current state holds; consent never given has no time, so that it
+// is not mistaken for consent withdrawn.
 const putProfileSQL = `
 INSERT INTO patient_contact AS c (patient_id, name, email, phone, language, insurance,
         email_consent, email_consent_at, sms_consent, sms_consent_at, updated_at)
-VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, NULLIF($6, ''), $7, $9, $8, $9, $9)
+VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, NULLIF($6, ''),
+        $7, CASE WHEN $7 THEN $9::timestamptz END, $8, CASE WHEN $8 THEN $9::timestamptz END, $9)
 ON CONFLICT (patient_id) DO UPDATE SET
     name = EXCLUDED.name, email = EXCLUDED.email, phone = EXCLUDED.phone,
     language = EXCLUDED.language, insurance = EXCLUDED.insurance,
-    email_consent_at = CASE WHEN c.email_consent IS DISTINCT FROM EXCLUDED.email_consent OR c.email_consent_at IS NULL
+    email_consent_at = CASE WHEN c.email_consent IS DISTINCT FROM EXCLUDED.email_consent
+                              OR (c.email_consent_at IS NULL AND EXCLUDED.email_consent)
                             THEN EXCLUDED.updated_at ELSE c.email_consent_at END,
-    sms_consent_at = CASE WHEN c.sms_consent IS DISTINCT FROM EXCLUDED.sms_consent OR c.sms_consent_at IS NULL
+    sms_consent_at = CASE WHEN c.sms_consent IS DISTINCT FROM EXCLUDED.sms_consent
+                            OR (c.sms_consent_at IS NULL AND EXCLUDED.sms_consent)
                           THEN EXCLUDED.updated_at ELSE c.sms_consent_at END,
     email_consent = EXCLUDED.email_consent, sms_consent = EXCLUDED.sms_consent,
     updated_at = EXCLUDED.updated_at

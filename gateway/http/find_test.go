@@ -76,7 +76,7 @@ func TestSpecialties(t *testing.T) {
 	if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
 		t.Fatalf("status %d, %v", r.status, err)
 	}
-	if !slices.Contains(body.Specialties, shared.Specialty{Code: "allgemeinmedizin", De: "Allgemeinmedizin", En: "General practice"}) {
+	if !slices.Contains(body.Specialties, shared.Specialty{Code: "allgemeinmedizin", De: "Allgemeinmedizin", En: "General practice", Tr: "Aile hekimliği"}) {
 		t.Errorf("specialties %v lack general practice", body.Specialties)
 	}
 }

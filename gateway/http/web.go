@@ -21,13 +21,14 @@ func isWebPath(path []byte) bool {
 // servePage answers the patient page and its files with headers that keep
 // them safe (a strict Content-Security-Policy, no sniffing, no framing) and
 // cheap to revalidate (ETag; the page's links name each file's hash, so a
-// file asked for by its hash may be cached for good).
+// file asked for by its hash may be cached for good). The patient page
+// comes in the language the browser's Accept-Language prefers.
 func (s *Server) servePage(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte) {
 	if string(ctx.Path()) == web.SignInPath {
 		s.serveSignIn(ctx)
 		return
 	}
-	a, ok := web.Lookup(string(ctx.Path()))
+	a, ok := web.LookupFor(string(ctx.Path()), string(ctx.Request.Header.Peek("Accept-Language")))
 	if !ok {
 		s.fail(ctx, gateway.ErrNotFound)
 		return
@@ -39,7 +40,7 @@ func (s *Server) servePage(ctx *fasthttp.RequestCtx, _ auth.Principal, _ []byte)
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", a.CacheControl(string(ctx.QueryArgs().Peek(web.VersionParam()))))
 	h.Set("ETag", a.ETag)
-	h.Set("Vary", "Accept-Encoding")
+	h.Set("Vary", a.Vary)
 	if etagMatches(ctx.Request.Header.Peek("If-None-Match"), a.ETag) {
 		h.SetNoDefaultContentType(true)
 		ctx.SetStatusCode(fasthttp.StatusNotModified)

@@ -73,3 +73,27 @@ func TestPageRevalidatesAndCompresses(t *testing.T) {
 	r := e.do(t, req{method: "POST", path: "/"})
 	expectProblem(t, r, 405, "METHOD_NOT_ALLOWED")
 }
+
+// TestPageSpeaksTheAcceptedLanguage: the patient page comes with the
+// <html lang> Accept-Language prefers, a cache told that it varies by it,
+// and a revalidation answered for that language's copy.
+func TestPageSpeaksTheAcceptedLanguage(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for header, lang := range map[string]string{"": "de", "tr-TR,tr;q=0.9,de;q=0.5": "tr", "en-US,en;q=0.9": "en", "fr": "de"} {
+		r := e.do(t, req{method: "GET", path: "/", header: map[string]string{"Accept-Language": header}})
+		expectStatus(t, r, 200)
+		if !bytes.Contains(r.body, []byte(`<html lang="`+lang+`">`)) {
+			t.Errorf("Accept-Language %q: the page is not in %s: %.80s", header, lang, r.body)
+		}
+		if !strings.Contains(r.header["Vary"], "Accept-Language") {
+			t.Errorf("Accept-Language %q: Vary = %q", header, r.header["Vary"])
+		}
+		again := e.do(t, req{method: "GET", path: "/", header: map[string]string{"Accept-Language": header, "If-None-Match": r.header["Etag"]}})
+		if again.status != 304 {
+			t.Errorf("Accept-Language %q: revalidation = %d, want 304", header, again.status)
+		}
+	}
+	if v := e.do(t, req{method: "GET", path: "/assets/app.js"}).header["Vary"]; v != "Accept-Encoding" {
+		t.Errorf("an asset's Vary = %q, want Accept-Encoding alone", v)
+	}
+}

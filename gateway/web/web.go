@@ -37,6 +37,18 @@ const SignInPath = AssetPrefix + "signin.json"
 // pages are the HTML files served at a path of their own, not as assets.
 var pages = map[string]string{"index.html": "/", "praxis.html": PracticePath}
 
+// Languages are the patient page's languages, German (the default) first.
+var Languages = []string{"de", "en", "tr"}
+
+// localized are the pages served in the language a request's
+// Accept-Language prefers: their <html lang>, which their script starts
+// from until the patient chooses, names it.
+var localized = map[string]bool{"/": true}
+
+// servedLang is how a localized page names its language as written; each
+// language's copy says its own instead.
+const servedLang = `<html lang="de">`
+
 // versionParam is the query parameter that names an asset's content hash in
 // the page's links, so that a changed file gets a new URL.
 const versionParam = "v"
@@ -61,6 +73,8 @@ type Asset struct {
 	ETag string
 	// Version is the content hash the page's links carry.
 	Version string
+	// Vary names the request headers the answer depends on.
+	Vary string
 }
 
 // CacheControl is the Cache-Control value for a request that named version:
@@ -75,8 +89,9 @@ func (a *Asset) CacheControl(version string) string {
 // VersionParam is the query parameter CacheControl's version comes from.
 func VersionParam() string { return versionParam }
 
-// assets maps a request path to its asset; built once at start.
-var assets = mustLoad()
+// assets maps a request path to its asset, languages a localized page's
+// path to its copy in each language; built once at start.
+var assets, languages = mustLoad()
 
 // Lookup returns the asset served at path: "/" is the page, /assets/NAME one
 // of its files.
@@ -85,10 +100,19 @@ func Lookup(p string) (*Asset, bool) {
 	return a, ok
 }
 
+// LookupFor is Lookup for a request with the given Accept-Language header:
+// a localized page comes in the language the header prefers.
+func LookupFor(p, acceptLanguage string) (*Asset, bool) {
+	if copies, ok := languages[p]; ok {
+		return copies[Language(acceptLanguage)], true
+	}
+	return Lookup(p)
+}
+
 // mustLoad reads the embedded files, gives each its hash and rewrites the
 // page's links to carry them. The files are part of the binary, so a failure
 // here is a build defect, not a runtime condition.
-func mustLoad() map[string]*Asset {
+func mustLoad() (map[string]*Asset, map[string]map[string]*Asset) {
 	out := map[string]*Asset{}
 	html := map[string][]byte{}
 	err := fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
@@ -114,18 +138,36 @@ func mustLoad() map[string]*Asset {
 	for p, a := range out {
 		links[p] = a
 	}
+	copies := map[string]map[string]*Asset{}
 	for name, page := range html {
 		for p, a := range links {
 			page = bytes.ReplaceAll(page, []byte(`"`+p+`"`), []byte(`"`+p+"?"+versionParam+"="+a.Version+`"`))
 		}
 		out[pages[name]] = newAsset(name, page)
+		if localized[pages[name]] {
+			copies[pages[name]] = inLanguages(name, page)
+		}
+	}
+	return out, copies
+}
+
+// inLanguages makes a localized page's copy in each language.
+func inLanguages(name string, page []byte) map[string]*Asset {
+	if !bytes.Contains(page, []byte(servedLang)) {
+		panic("web: a localized page lacks " + servedLang)
+	}
+	out := map[string]*Asset{}
+	for _, lang := range Languages {
+		a := newAsset(name, bytes.Replace(page, []byte(servedLang), []byte(`<html lang="`+lang+`">`), 1))
+		a.Vary = "Accept-Encoding, Accept-Language"
+		out[lang] = a
 	}
 	return out
 }
 
 func newAsset(name string, body []byte) *Asset {
 	sum := sha256.Sum256(body)
-	a := &Asset{Body: body, ContentType: contentType(name), Version: hex.EncodeToString(sum[:6])}
+	a := &Asset{Body: body, ContentType: contentType(name), Version: hex.EncodeToString(sum[:6]), Vary: "Accept-Encoding"}
 	a.ETag = `"` + hex.EncodeToString(sum[:12]) + `"`
 	if z := compress(body); len(z) < len(body)*9/10 {
 		a.Gzip = z

@@ -16,7 +16,7 @@ window.Termin = (function () {
   const ALT_TEXTS = { loading: 'altsLoading', none: 'altsNone', failed: 'altsFailed', shown: '' };
   const $ = function (id) { return document.getElementById(id); };
   const state = {
-    lang: localStorage.getItem('termin.lang') === 'en' ? 'en' : 'de',
+    lang: window.TerminLang.initial(),
     doctors: [], listed: null, doctor: null, date: '', slots: null, slotsError: '',
     moving: null, run: 0, slotsReq: 0, wait: null, result: null, view: '', provider: false
   };
@@ -36,12 +36,11 @@ window.Termin = (function () {
   }
 
   function fmt(date, opts, zone) {
-    const locale = state.lang === 'en' ? 'en-GB' : 'de-DE';
-    return new Intl.DateTimeFormat(locale, Object.assign({ timeZone: zone || ZONE }, opts)).format(date);
+    return new Intl.DateTimeFormat(window.TerminLang.locale(state.lang), Object.assign({ timeZone: zone || ZONE }, opts)).format(date);
   }
   function timeOf(iso) { return fmt(new Date(iso), { hour: '2-digit', minute: '2-digit' }); }
   function dateOf(iso) { return fmt(new Date(iso), { weekday: 'long', day: 'numeric', month: 'long' }); }
-  function whenOf(iso) { return dateOf(iso) + ', ' + timeOf(iso) + t('oclock'); }
+  function whenOf(iso) { return t('dateTime', { date: dateOf(iso), time: timeOf(iso) }); }
 
   // clinicDay is the date (YYYY-MM-DD) of an instant in the clinic's zone.
   function clinicDay(date) {
@@ -103,28 +102,28 @@ window.Termin = (function () {
     document.documentElement.lang = state.lang;
     document.querySelectorAll('[data-t]').forEach(function (e) { e.textContent = t(e.getAttribute('data-t')); });
     document.querySelectorAll('[data-t-aria]').forEach(function (e) { e.setAttribute('aria-label', t(e.getAttribute('data-t-aria'))); });
-    const other = state.lang === 'de' ? 'en' : 'de';
-    $('lang').textContent = t('switchLang');
-    $('lang').setAttribute('lang', other);
+    window.TerminLang.mark(state.lang);
     const id = api.patient();
     $('who').textContent = id ? t('signedInAs', { id: id }) : '';
     if (state.view !== 'wait') document.title = t('brand');
   }
 
-  function switchLanguage() {
-    state.lang = state.lang === 'de' ? 'en' : 'de';
-    localStorage.setItem('termin.lang', state.lang);
+  function switchLanguage(lang) {
+    if (!window.TerminLang.known(lang)) return;
+    state.lang = lang;
+    window.TerminLang.remember(lang);
     applyTexts();
     renderBooking();
     renderWait();
     renderResult();
     window.TerminMine.render();
+    window.TerminProfile.render();
   }
 
   // --- sign-in ---------------------------------------------------------------
 
   function start() {
-    $('lang').addEventListener('click', switchLanguage);
+    window.TerminLang.mount(switchLanguage);
     $('nav-book').addEventListener('click', function () { openBooking(null); });
     $('nav-mine').addEventListener('click', function () { window.TerminMine.open(); });
     $('nav-profile').addEventListener('click', function () { window.TerminProfile.open(); });

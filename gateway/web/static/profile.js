@@ -6,6 +6,7 @@ window.TerminProfile = (function () {
   const api = window.TerminApi;
   const T = window.Termin;
   const $ = function (id) { return document.getElementById(id); };
+  let shown = null; // the profile as last read, for a change of language
 
   function open() {
     T.notice('');
@@ -36,17 +37,33 @@ window.TerminProfile = (function () {
     $('pf-name').value = p.name || '';
     $('pf-email').value = p.email || '';
     $('pf-phone').value = p.phone || '';
-    $('pf-language').value = p.language || 'de';
+    // With nothing stored yet, messages would go in the page's language.
+    $('pf-language').value = p.updatedAt ? p.language || 'de' : T.state.lang;
     $('pf-insurance').value = p.insurance || '';
     $('pf-consent-email').checked = !!(p.consent && p.consent.email);
     $('pf-consent-sms').checked = !!(p.consent && p.consent.sms);
+    consentLines(p);
+  }
+
+  // consentLines says for each channel whether and since when consent holds.
+  function consentLines(p) {
+    shown = p;
     since('pf-consent-email-at', p.consent && p.consent.email, p.consentAt && p.consentAt.email);
     since('pf-consent-sms-at', p.consent && p.consent.sms, p.consentAt && p.consentAt.sms);
   }
 
-  // since says when a channel's consent was last given or withdrawn.
+  // since says when a channel's consent was last given or withdrawn. The
+  // API gives no time for consent never given: that is "not given", not
+  // a withdrawal.
   function since(id, given, at) {
-    T.hint(id, at ? T.t(given ? 'pfGivenAt' : 'pfWithdrawnAt', { when: T.whenOf(at) }) : '');
+    if (!at) return T.hint(id, T.t(given ? 'pfGiven' : 'pfNotGiven'));
+    T.hint(id, T.t(given ? 'pfGivenAt' : 'pfWithdrawnAt', { when: T.whenOf(at) }));
+  }
+
+  // render writes the consent lines again in the page's language, leaving
+  // the fields as the patient may have typed them.
+  function render() {
+    if (shown) consentLines(shown);
   }
 
   async function save(ev) {
@@ -96,5 +113,5 @@ window.TerminProfile = (function () {
     $('pf-erase-yes').addEventListener('click', erase);
   });
 
-  return { open: open };
+  return { open: open, render: render };
 })();

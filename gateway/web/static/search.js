@@ -12,7 +12,7 @@ window.TerminSearch = (function () {
 
   function specialtyName(code) {
     const sp = s.specialties.find(function (x) { return x.code === code; });
-    return sp ? sp[T.state.lang] : code;
+    return sp ? sp[T.state.lang] || sp.de : code;
   }
 
   function addressOf(doc) {
@@ -60,13 +60,12 @@ window.TerminSearch = (function () {
   function fillSpecialties() {
     const sel = T.$('search-specialty'), chosen = sel.value;
     sel.replaceChildren(T.el('option', { value: '', text: T.t('searchAny') }));
-    s.specialties.forEach(function (sp) { sel.appendChild(T.el('option', { value: sp.code, text: sp[T.state.lang] })); });
+    s.specialties.forEach(function (sp) { sel.appendChild(T.el('option', { value: sp.code, text: sp[T.state.lang] || sp.de })); });
     sel.value = chosen;
   }
 
   function shortWhen(iso) {
-    const locale = T.state.lang === 'en' ? 'en-GB' : 'de-DE';
-    const day = new Intl.DateTimeFormat(locale, { timeZone: 'Europe/Berlin', weekday: 'short', day: 'numeric', month: 'numeric' });
+    const day = new Intl.DateTimeFormat(window.TerminLang.locale(T.state.lang), { timeZone: 'Europe/Berlin', weekday: 'short', day: 'numeric', month: 'numeric' });
     return day.format(new Date(iso)) + ' ' + T.timeOf(iso);
   }
 
