@@ -124,6 +124,10 @@ window.TerminTexts = {
     reschedUnavailable: 'Verschieben ist hier noch nicht möglich. Bitte sagen Sie ab und buchen Sie neu.',
     network: 'Keine Verbindung zum Server. Bitte prüfen Sie Ihre Internetverbindung.',
     unknownProblem: 'Unerwarteter Fehler (HTTP {status}). Bitte versuchen Sie es später erneut.',
+    liveWaitPos: 'Sie sind an Position {n} der Warteschlange. Geschätzte Wartezeit: {eta}.',
+    holdEndsSoon: 'Ihre Reservierung für {when} endet in {n} Sekunden. Buchen Sie jetzt verbindlich, sonst wird der Platz frei.',
+    holdEnded: 'Ihre Reservierung für {when} ist abgelaufen.',
+    pfExported: 'Ihre Daten sind als Datei termin-export.json heruntergeladen.',
     problems: {
       INVALID_REQUEST: 'Die Anfrage war ungültig. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
       PAYLOAD_TOO_LARGE: 'Die Anfrage war zu groß. Bitte laden Sie die Seite neu.',
@@ -274,6 +278,10 @@ window.TerminTexts = {
     reschedUnavailable: 'Rescheduling is not available here yet. Please cancel and book again.',
     network: 'No connection to the server. Please check your internet connection.',
     unknownProblem: 'Unexpected error (HTTP {status}). Please try again later.',
+    liveWaitPos: 'You are number {n} in the queue. Estimated wait: {eta}.',
+    holdEndsSoon: 'Your reservation for {when} ends in {n} seconds. Confirm it now, or the place is released.',
+    holdEnded: 'Your reservation for {when} has ended.',
+    pfExported: 'Your data has been downloaded as the file termin-export.json.',
     problems: {
       INVALID_REQUEST: 'The request was invalid. Please reload the page and try again.',
       PAYLOAD_TOO_LARGE: 'The request was too large. Please reload the page.',

@@ -1,0 +1,94 @@
+package system_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// pageVisit is a check made on the patient page in one of its states,
+// named by state.
+type pageVisit func(p *tab, state string)
+
+// Conditions on the patient page's states, as JavaScript.
+const (
+	inSignIn      = `!document.getElementById('v-signin').hidden`
+	inConfirm     = `!document.getElementById('v-confirm').hidden`
+	inResult      = `!document.getElementById('v-result').hidden`
+	mineLoaded    = `!document.getElementById('v-mine').hidden && document.querySelector('#mine [data-appointment]')`
+	profileLoaded = `!document.getElementById('v-profile').hidden && document.getElementById('profile-form').getAttribute('aria-busy') === 'false'`
+	problemShown  = `!document.getElementById('notice').hidden && document.getElementById('notice').classList.contains('problem')`
+)
+
+// walkPatientPage takes the patient page through each of its states as a
+// patient meets them, from the sign-in to a problem shown, and calls visit
+// in each: the search with its results, a day's times, the confirm step,
+// the waiting room with a place in line, the booking, a full slot's
+// refusal with other times, my appointments and my details. The patient
+// books with the doctor, who must have no slots of its own yet; others
+// (patient+1, patient+2) book beside it.
+func walkPatientPage(t *testing.T, w *webStack, browser context.Context, patient, doctor int64, visit pageVisit) {
+	t.Helper()
+	signin := openTab(t, browser, w.page.URL()+"/")
+	signin.waitFor("the sign-in view", inSignIn)
+	visit(signin, "sign-in")
+
+	at := tomorrowAt(10, 0)
+	slot := w.slot(doctor, at, 10)
+	full := w.slot(doctor, at.Add(30*time.Minute), 1)
+	w.slot(doctor, at.Add(45*time.Minute), 1)
+	p := w.open(browser, patient)
+	p.waitFor("the doctors found", fmt.Sprintf(`document.querySelector('#doctors [data-doctor="%d"]')`, doctor))
+	visit(p, "search with results")
+
+	p.chooseDay(doctor, at)
+	p.waitFor("the day's times", fmt.Sprintf(`document.querySelector('#slots [data-slot="%d"]')`, full))
+	visit(p, "a day's times")
+
+	p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
+	p.waitFor("the confirm step", inConfirm)
+	visit(p, "the confirm step")
+
+	queueBehind(t, w, patient+1, slot, func() { p.click("#confirm-book") })
+	p.waitFor("a place in line", inWaitingRoom+` && /^[0-9]/.test(`+waitPos+`)`)
+	visit(p, "the waiting room")
+	w.startBooker(nil, nil)
+	p.waitText("#result-title", "Ihr Termin ist gebucht")
+	visit(p, "booked")
+
+	p.click("#result-again")
+	p.waitFor("the full slot, still listed", fmt.Sprintf(`document.querySelector('#slots button[data-slot="%d"]')`, full))
+	if a := w.postAs(patient+2, full, fmt.Sprint("walk-full-", patient)); a.status != http.StatusCreated {
+		t.Fatalf("another patient's booking of the full slot: %d %v", a.status, a.body)
+	}
+	p.book(fmt.Sprintf(`[data-slot="%d"]`, full))
+	p.waitFor("the refusal with other times", resultCode+` === 'SLOT_FULL' && `+altsState+` === 'shown'`)
+	visit(p, "a full slot's refusal")
+
+	p.click("#nav-mine")
+	p.waitFor("my appointments", mineLoaded)
+	visit(p, "my appointments")
+
+	p.click("#nav-profile")
+	p.waitFor("my details", profileLoaded)
+	visit(p, "my details")
+
+	p.typeInto("#pf-phone", "not a number")
+	p.click("#profile-form button[type=submit]")
+	p.waitFor("the problem", problemShown)
+	visit(p, "a problem shown")
+}
+
+// queueBehind stops the booker and puts another patient's booking of the
+// slot in line, so that what click sends waits behind it; the test starts
+// the booker again.
+func queueBehind(t *testing.T, w *webStack, other, slot int64, click func()) {
+	t.Helper()
+	w.stopBooker(t)
+	if a := w.postAs(other, slot, fmt.Sprint("ahead-", other)); a.status != http.StatusAccepted {
+		t.Fatalf("patient %d ahead in line: %d, want 202 with no booker running", other, a.status)
+	}
+	click()
+}

@@ -1,0 +1,18 @@
+package system_test
+
+import (
+	"testing"
+)
+
+// TestAccessPatientPage holds the patient page to what a person with a
+// screen reader, a keyboard alone, a small phone or large text needs: one
+// stack and one browser, a tab per case.
+func TestAccessPatientPage(t *testing.T) {
+	t.Parallel()
+	w := newWebStack(t)
+	browser := newBrowser(t)
+
+	t.Run("every state passes axe-core's WCAG 2.1 A and AA rules", func(t *testing.T) {
+		walkPatientPage(t, w, browser, 301, 41, func(p *tab, state string) { p.axeCheck(state) })
+	})
+}
