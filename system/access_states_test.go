@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
+
+	"termin/gateway/token"
 )
 
 // pageVisit is a check made on the patient page in one of its states,
@@ -39,7 +42,7 @@ func walkPatientPage(t *testing.T, w *webStack, browser context.Context, patient
 	slot := w.slot(doctor, at, 10)
 	full := w.slot(doctor, at.Add(30*time.Minute), 1)
 	w.slot(doctor, at.Add(45*time.Minute), 1)
-	p := w.open(browser, patient)
+	p := openAs(t, w, browser, patient)
 	p.waitFor("the doctors found", fmt.Sprintf(`document.querySelector('#doctors [data-doctor="%d"]')`, doctor))
 	visit(p, "search with results")
 
@@ -79,6 +82,17 @@ func walkPatientPage(t *testing.T, w *webStack, browser context.Context, patient
 	p.click("#profile-form button[type=submit]")
 	p.waitFor("the problem", problemShown)
 	visit(p, "a problem shown")
+}
+
+// openAs opens the patient page signed in as the patient, as w.open
+// does, for the test t (a subtest) rather than the stack's.
+func openAs(t *testing.T, w *webStack, browser context.Context, patient int64) *tab {
+	t.Helper()
+	tok, err := token.Sign(w.secret, strconv.FormatInt(patient, 10), "patient", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signedInTab(t, browser, w.page.URL(), "/", tok)
 }
 
 // queueBehind stops the booker and puts another patient's booking of the

@@ -15,4 +15,8 @@ func TestAccessPatientPage(t *testing.T) {
 	t.Run("every state passes axe-core's WCAG 2.1 A and AA rules", func(t *testing.T) {
 		walkPatientPage(t, w, browser, 301, 41, func(p *tab, state string) { p.axeCheck(state) })
 	})
+
+	t.Run("books from the search to the outcome with keys only", func(t *testing.T) {
+		keysOnlyBooking(t, w, openAs(t, w, browser, 311))
+	})
 }
