@@ -19,4 +19,12 @@ func TestAccessPatientPage(t *testing.T) {
 	t.Run("books from the search to the outcome with keys only", func(t *testing.T) {
 		keysOnlyBooking(t, w, openAs(t, w, browser, 311))
 	})
+
+	t.Run("says the place in line and the outcome through live regions", func(t *testing.T) {
+		announcesLineAndOutcome(t, w, openAs(t, w, browser, 321))
+	})
+
+	t.Run("warns before a hold ends", func(t *testing.T) {
+		warnsBeforeAHoldEnds(t, w, openAs(t, w, browser, 331))
+	})
 }
