@@ -16,6 +16,10 @@ func TestAccessPatientPage(t *testing.T) {
 		walkPatientPage(t, w, browser, 301, 41, func(p *tab, state string) { p.axeCheck(state) })
 	})
 
+	t.Run("every state fits a small phone, with text at 200 % too", func(t *testing.T) {
+		walkPatientPage(t, w, browser, 341, 44, func(p *tab, state string) { p.fits(state) })
+	})
+
 	t.Run("books from the search to the outcome with keys only", func(t *testing.T) {
 		keysOnlyBooking(t, w, openAs(t, w, browser, 311))
 	})
