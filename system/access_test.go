@@ -28,6 +28,10 @@ func TestAccessPatientPage(t *testing.T) {
 		announcesLineAndOutcome(t, w, openAs(t, w, browser, 321))
 	})
 
+	t.Run("downloads the patient's data from my details", func(t *testing.T) {
+		exportsTheProfile(t, w, browser, 351)
+	})
+
 	t.Run("warns before a hold ends", func(t *testing.T) {
 		warnsBeforeAHoldEnds(t, w, openAs(t, w, browser, 331))
 	})
