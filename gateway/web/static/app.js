@@ -78,12 +78,15 @@ window.Termin = (function () {
     $(id).hidden = !text;
   }
 
+  // notice shows a message above the view and has it said, once: a
+  // message shown again while it stands (a repeated "queued") is not.
   function notice(text, problem) {
     const n = $('notice');
+    const again = !n.hidden && n.textContent === text;
     n.textContent = text || '';
     n.className = problem ? 'notice problem' : 'notice';
     n.hidden = !text;
-    if (text) announce(text, problem);
+    if (text && !again) announce(text, problem);
   }
 
   // announce has a screen reader say text: politely (role=status), or at
