@@ -98,7 +98,9 @@ func keysOnlyBooking(t *testing.T, w *webStack, p *tab) {
 	}
 	p.pressTo("#search-place", kb.Tab)
 	p.run("type the town", chromedp.KeyEvent("Potsdam"))
+	p.listen()
 	p.press(kb.Enter)
+	p.waitToHear("live-status", `^1 Treffer$`)
 	p.waitFor("the town's doctor", `document.querySelector('[data-doctor="70"]') && document.querySelectorAll('[data-doctor]').length === 1`)
 	p.pressTo(`[data-doctor="70"]`, kb.Tab)
 	p.press(" ")

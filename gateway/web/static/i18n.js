@@ -128,6 +128,7 @@ window.TerminTexts = {
     holdEndsSoon: 'Ihre Reservierung für {when} endet in {n} Sekunden. Buchen Sie jetzt verbindlich, sonst wird der Platz frei.',
     holdEnded: 'Ihre Reservierung für {when} ist abgelaufen.',
     pfExported: 'Ihre Daten sind als Datei termin-export.json heruntergeladen.',
+    searchFound: '{n} Treffer',
     problems: {
       INVALID_REQUEST: 'Die Anfrage war ungültig. Bitte laden Sie die Seite neu und versuchen Sie es erneut.',
       PAYLOAD_TOO_LARGE: 'Die Anfrage war zu groß. Bitte laden Sie die Seite neu.',
@@ -282,6 +283,7 @@ window.TerminTexts = {
     holdEndsSoon: 'Your reservation for {when} ends in {n} seconds. Confirm it now, or the place is released.',
     holdEnded: 'Your reservation for {when} has ended.',
     pfExported: 'Your data has been downloaded as the file termin-export.json.',
+    searchFound: '{n} found',
     problems: {
       INVALID_REQUEST: 'The request was invalid. Please reload the page and try again.',
       PAYLOAD_TOO_LARGE: 'The request was too large. Please reload the page.',

@@ -101,8 +101,15 @@ window.TerminSearch = (function () {
     }
   }
 
+  // said tells a screen reader what a search found: the focus stays in
+  // the form, the doctors appear below it.
+  function said() {
+    if (s.failed) return T.announce(s.failed, true);
+    T.announce(T.state.doctors.length ? T.t('searchFound', { n: T.state.doctors.length }) : T.t('searchNone'));
+  }
+
   function start() {
-    T.$('search-form').addEventListener('submit', function (ev) { ev.preventDefault(); load(false); });
+    T.$('search-form').addEventListener('submit', function (ev) { ev.preventDefault(); load(false).then(said); });
   }
 
   document.addEventListener('DOMContentLoaded', start);
