@@ -60,6 +60,26 @@ func (p *tab) downloadsInto(dir string) {
 	}))
 }
 
+// downloadExport clicks "Meine Daten herunterladen" in my details and
+// returns the file the browser saved, once it is whole.
+func (p *tab) downloadExport() []byte {
+	p.t.Helper()
+	dir := p.t.TempDir()
+	p.downloadsInto(dir)
+	p.click("#nav-profile")
+	p.waitFor("my details", profileLoaded)
+	p.click("#pf-export")
+	var raw []byte
+	poll.For(p.t, pageTimeout, 100*time.Millisecond, func() error {
+		var err error
+		if raw, err = os.ReadFile(filepath.Join(dir, "termin-export.json")); err != nil || !json.Valid(raw) {
+			return errors.Join(errors.New("no whole termin-export.json yet"), err)
+		}
+		return nil
+	})
+	return raw
+}
+
 // exportsTheProfile: "Meine Daten herunterladen" saves termin-export.json,
 // a JSON document with the patient's profile and appointments as the API's
 // export gives them.
@@ -74,20 +94,7 @@ func exportsTheProfile(t *testing.T, w *webStack, browser context.Context, patie
 		t.Fatalf("the booking: %d %v", booked.status, booked.body)
 	}
 	p := openAs(t, w, browser, patient)
-	dir := t.TempDir()
-	p.downloadsInto(dir)
-	p.click("#nav-profile")
-	p.waitFor("my details", profileLoaded)
-	p.click("#pf-export")
-	file := filepath.Join(dir, "termin-export.json")
-	var raw []byte
-	poll.For(t, pageTimeout, 100*time.Millisecond, func() error {
-		var err error
-		if raw, err = os.ReadFile(file); err != nil || !json.Valid(raw) {
-			return errors.Join(errors.New("no whole termin-export.json yet"), err)
-		}
-		return nil
-	})
+	raw := p.downloadExport()
 	var got, want map[string]any
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatalf("termin-export.json: %v", err)

@@ -85,6 +85,17 @@ func keysOnlyBooking(t *testing.T, w *webStack, p *tab) {
 	}
 	at := tomorrowAt(11, 30)
 	slot := w.slot(70, at, 1)
+	searchByKeys(t, p)
+	bookByKeys(t, p, at, slot)
+	if n := w.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slot); n != 1 {
+		t.Errorf("%d bookings of slot %d after the keys, want 1", n, slot)
+	}
+}
+
+// searchByKeys chooses the specialty with the arrows, types the town and
+// sends the search, which says what it found.
+func searchByKeys(t *testing.T, p *tab) {
+	t.Helper()
 	p.waitFor("the specialties", `document.querySelector('#search-specialty option[value="hno"]')`)
 	p.pressTo("#search-specialty", kb.Tab)
 	for range 40 {
@@ -102,6 +113,12 @@ func keysOnlyBooking(t *testing.T, w *webStack, p *tab) {
 	p.press(kb.Enter)
 	p.waitToHear("live-status", `^1 Treffer$`)
 	p.waitFor("the town's doctor", `document.querySelector('[data-doctor="70"]') && document.querySelectorAll('[data-doctor]').length === 1`)
+}
+
+// bookByKeys chooses the doctor found, the day and the time, and books it
+// from the confirm step, the focus following each step.
+func bookByKeys(t *testing.T, p *tab, at time.Time, slot int64) {
+	t.Helper()
 	p.pressTo(`[data-doctor="70"]`, kb.Tab)
 	p.press(" ")
 	p.focusMovesTo("the day step", "#day-title")
@@ -117,7 +134,4 @@ func keysOnlyBooking(t *testing.T, w *webStack, p *tab) {
 	p.press(kb.Enter)
 	p.waitText("#result-title", "Ihr Termin ist gebucht")
 	p.focusMovesTo("the outcome", "#result-title")
-	if n := w.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND status = 'BOOKED'`, slot); n != 1 {
-		t.Errorf("%d bookings of slot %d after the keys, want 1", n, slot)
-	}
 }

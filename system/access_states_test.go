@@ -43,6 +43,14 @@ func walkPatientPage(t *testing.T, w *webStack, browser context.Context, patient
 	full := w.slot(doctor, at.Add(30*time.Minute), 1)
 	w.slot(doctor, at.Add(45*time.Minute), 1)
 	p := openAs(t, w, browser, patient)
+	walkToBooked(t, w, p, patient, doctor, at, slot, full, visit)
+	walkAfterBooked(t, w, p, patient, full, visit)
+}
+
+// walkToBooked goes from the search to the booking of slot, which waits
+// in line first; full is listed too.
+func walkToBooked(t *testing.T, w *webStack, p *tab, patient, doctor int64, at time.Time, slot, full int64, visit pageVisit) {
+	t.Helper()
 	p.waitFor("the doctors found", fmt.Sprintf(`document.querySelector('#doctors [data-doctor="%d"]')`, doctor))
 	visit(p, "search with results")
 
@@ -60,7 +68,13 @@ func walkPatientPage(t *testing.T, w *webStack, browser context.Context, patient
 	w.startBooker(nil, nil)
 	p.waitText("#result-title", "Ihr Termin ist gebucht")
 	visit(p, "booked")
+}
 
+// walkAfterBooked goes on from the booking: full, listed as free, is
+// taken by another patient before the patient books it; then my
+// appointments, my details, and a detail the API refuses.
+func walkAfterBooked(t *testing.T, w *webStack, p *tab, patient, full int64, visit pageVisit) {
+	t.Helper()
 	p.click("#result-again")
 	p.waitFor("the full slot, still listed", fmt.Sprintf(`document.querySelector('#slots button[data-slot="%d"]')`, full))
 	if a := w.postAs(patient+2, full, fmt.Sprint("walk-full-", patient)); a.status != http.StatusCreated {
