@@ -113,6 +113,7 @@ func warnsBeforeAHoldEnds(t *testing.T, w *webStack, p *tab) {
 	p.listen()
 	p.click("#nav-mine")
 	p.waitFor("the hold listed", fmt.Sprintf(`document.querySelector('[data-appointment="%d"] .confirm-hold')`, held.id()))
+	p.axeCheck("a held place in my appointments")
 	first := p.waitToHear("live-status", `^Ihre Reservierung für .*17:00.* endet in [0-9]+ Sekunden\.`)
 	last := p.hearWithin(holdLeft, "live-alert", `^Ihre Reservierung für .* endet in [0-9]+ Sekunden\.`)
 	for _, s := range []said{first, last} {

@@ -72,7 +72,8 @@ func walkToBooked(t *testing.T, w *webStack, p *tab, patient, doctor int64, at t
 
 // walkAfterBooked goes on from the booking: full, listed as free, is
 // taken by another patient before the patient books it; then my
-// appointments, my details, and a detail the API refuses.
+// appointments, a cancellation asked for, my details, and a detail the
+// API refuses.
 func walkAfterBooked(t *testing.T, w *webStack, p *tab, patient, full int64, visit pageVisit) {
 	t.Helper()
 	p.click("#result-again")
@@ -87,6 +88,10 @@ func walkAfterBooked(t *testing.T, w *webStack, p *tab, patient, full int64, vis
 	p.click("#nav-mine")
 	p.waitFor("my appointments", mineLoaded)
 	visit(p, "my appointments")
+	p.click("#mine .cancel")
+	p.waitFor("the question", `document.querySelector('#mine .cancel-no')`)
+	visit(p, "a cancellation to confirm")
+	p.click("#mine .cancel-no")
 
 	p.click("#nav-profile")
 	p.waitFor("my details", profileLoaded)
