@@ -77,11 +77,26 @@ window.Termin = (function () {
     $(id).hidden = !text;
   }
 
+  // notice shows a message above the view and has it said, once: a
+  // message shown again while it stands (a repeated "queued") is not.
   function notice(text, problem) {
     const n = $('notice');
+    const again = !n.hidden && n.textContent === text;
     n.textContent = text || '';
     n.className = problem ? 'notice problem' : 'notice';
     n.hidden = !text;
+    if (text && !again) announce(text, problem);
+  }
+
+  // announce has a screen reader say text: politely (role=status), or at
+  // once for a failure (role=alert). The two regions are always in the
+  // page and empty between messages, as screen readers need to notice a
+  // change; a message said again is said anew.
+  function announce(text, urgent) {
+    const on = $(urgent ? 'live-alert' : 'live-status'), off = $(urgent ? 'live-status' : 'live-alert');
+    off.textContent = '';
+    on.textContent = '';
+    on.appendChild(document.createTextNode(text));
   }
 
   function show(view, keepFocus) {
@@ -226,14 +241,16 @@ window.Termin = (function () {
     state.date = state.date || clinicDay(new Date());
     renderBooking();
     loadSlots();
-    $('day-title').setAttribute('tabindex', '-1');
     $('day-title').focus();
   }
 
+  // chooseDay lists the day's times and moves the focus to them, the next
+  // step: the day's button it was on is drawn anew.
   function chooseDay(iso) {
     state.date = iso;
     renderBooking();
     loadSlots();
+    $('slot-title').focus();
   }
 
   async function loadSlots() {
@@ -293,7 +310,7 @@ window.Termin = (function () {
           d.specialty ? el('span', { class: 'sub', text: window.TerminSearch.specialtyName(d.specialty) }) : null
         ]),
         state.moving ? null : el('button', { type: 'button', class: 'link', text: t('change'), onclick: function () {
-          state.doctor = null; state.slots = null; renderBooking(); $('doctor-title').setAttribute('tabindex', '-1'); $('doctor-title').focus();
+          state.doctor = null; state.slots = null; renderBooking(); $('doctor-title').focus();
         } })
       ]));
       return;
@@ -311,11 +328,13 @@ window.Termin = (function () {
       const noon = new Date(Date.UTC(parts[0], parts[1] - 1, parts[2] + i, 12));
       const iso = noon.toISOString().slice(0, 10);
       const top = i === 0 ? t('today') : i === 1 ? t('tomorrow') : fmt(noon, { weekday: 'short' }, 'UTC');
+      // The name is the text shown, then the full date for a screen
+      // reader (WCAG 2.5.3: a spoken command names what is seen).
       const b = el('button', { type: 'button', class: 'day', 'data-date': iso, 'aria-pressed': String(iso === state.date),
-        'aria-label': (i < 2 ? top + ', ' : '') + fmt(noon, { weekday: 'long', day: 'numeric', month: 'long' }, 'UTC'),
         onclick: function () { chooseDay(iso); } }, [
         el('span', { class: 'dow', text: top }),
-        el('span', { class: 'dom', text: fmt(noon, { day: 'numeric', month: 'numeric' }, 'UTC') })
+        el('span', { class: 'dom', text: fmt(noon, { day: 'numeric', month: 'numeric' }, 'UTC') }),
+        el('span', { class: 'sr-only', text: ', ' + fmt(noon, { weekday: 'long', day: 'numeric', month: 'long' }, 'UTC') })
       ]);
       ul.appendChild(el('li', {}, [b]));
     }
@@ -334,7 +353,7 @@ window.Termin = (function () {
   function slotButton(s, doctor) {
     if (s.mine) {
       const own = t(s.mine === 'HELD' ? 'slotHeldByYou' : 'slotYours');
-      return el('span', { class: 'slot mine', 'data-slot': s.id, 'data-mine': s.mine, 'aria-label': timeOf(s.startAt) + ': ' + own }, [
+      return el('span', { class: 'slot mine', 'data-slot': s.id, 'data-mine': s.mine }, [
         el('span', { class: 'time', text: timeOf(s.startAt) }),
         el('span', { class: 'sub', text: own })
       ]);
@@ -345,8 +364,8 @@ window.Termin = (function () {
       notes.push(same ? t('slotOpens', { time: timeOf(s.opensAt) }) : t('slotOpensOn', { date: fmt(new Date(s.opensAt), { day: 'numeric', month: 'numeric' }), time: timeOf(s.opensAt) }));
     }
     if (s.capacity > 1) notes.push(t('slotPlaces', { n: s.available }));
-    const label = t('slotBook', { time: timeOf(s.startAt) }) + (notes.length ? ' (' + notes.join(', ') + ')' : '');
-    return el('button', { type: 'button', class: 'slot', 'data-slot': s.id, 'aria-label': label, onclick: function (ev) { pick(s, doctor, ev.currentTarget); } }, [
+    // Named by what it shows, the time and its notes, in the list of times.
+    return el('button', { type: 'button', class: 'slot', 'data-slot': s.id, onclick: function (ev) { pick(s, doctor, ev.currentTarget); } }, [
       el('span', { class: 'time', text: timeOf(s.startAt) }),
       notes.length ? el('span', { class: 'sub', text: notes.join(' · ') }) : null
     ]);
@@ -375,6 +394,10 @@ window.Termin = (function () {
     state.chosen = null;
     show(c.back === 'result' ? 'result' : 'book', true);
     send(c.s, c.doctor, document.querySelector('button.slot[data-slot="' + c.s.id + '"]'));
+    // The focus goes where the chosen time is shown being sent, not to
+    // the page's top: the waiting room or the outcome takes it from there.
+    $(c.back === 'result' ? 'alts-title' : $('step-slot').hidden ? 'doctor-title' : 'slot-title').focus();
+    announce(t('sending'));
   }
 
   function confirmBack() {
@@ -436,6 +459,12 @@ window.Termin = (function () {
       w.first = Math.max(w.first, w.pos);
     }
     enterWait();
+    // A screen reader hears the place in line when it changes, not the
+    // countdown's every second.
+    if (w.pos && w.pos !== w.said) {
+      w.said = w.pos;
+      announce(t('liveWaitPos', { n: w.pos, eta: etaText(w.eta) }));
+    }
   }
 
   function enterWait() {
@@ -495,6 +524,7 @@ window.Termin = (function () {
     state.result = { ok: ok, p: p, r: r, alts: [], alternatives: r.code === 'SLOT_FULL' ? 'loading' : '' };
     renderResult();
     show('result');
+    announce($('result-title').textContent + '. ' + $('result-what').textContent + '. ' + $('result-text').textContent, !ok);
     if (r.code === 'SLOT_FULL') loadAlternatives(state.result);
   }
 
@@ -559,7 +589,7 @@ window.Termin = (function () {
   document.addEventListener('DOMContentLoaded', start);
 
   return {
-    t: t, $: $, el: el, hint: hint, notice: notice, show: show, sleep: sleep, state: state,
+    t: t, $: $, el: el, hint: hint, notice: notice, announce: announce, show: show, sleep: sleep, state: state,
     whenOf: whenOf, timeOf: timeOf, doctorName: doctorName, problemText: problemText,
     expired: expired, openBooking: openBooking, pick: pick, chooseDoctor: chooseDoctor, renderBooking: renderBooking
   };

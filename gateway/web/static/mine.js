@@ -7,6 +7,12 @@ window.TerminMine = (function () {
   const api = window.TerminApi;
   const T = window.Termin;
   const CANCEL_TRIES = 30;
+  // HOLD_WARN_S are the seconds before a hold's end at which a screen
+  // reader is told it ends, so that it can be confirmed in time (WCAG
+  // 2.2.1: warned before a time limit runs out).
+  const HOLD_WARN_S = [60, 30];
+  let holdTimer = 0;
+  const warned = {}; // "appointment id:seconds" already said
   let list = null;
   let local = false;
   let error = '';
@@ -39,6 +45,32 @@ window.TerminMine = (function () {
       return (a.status === 'BOOKED' || a.status === 'HELD') && a.startAt && new Date(a.endAt || a.startAt) > now;
     }).sort(function (a, b) { return new Date(a.startAt) - new Date(b.startAt); });
     render();
+    watchHolds();
+  }
+
+  // watchHolds checks the listed holds each second while there are any,
+  // on whichever view the patient is.
+  function watchHolds() {
+    clearInterval(holdTimer);
+    if (!(list || []).some(function (a) { return a.status === 'HELD' && a.expiresAt; })) return;
+    holdTimer = setInterval(checkHolds, 1000);
+    checkHolds();
+  }
+
+  // checkHolds says once how soon a hold ends when the next of
+  // HOLD_WARN_S is reached (a list opened later says it at once), and
+  // that it has ended, then lists the appointments anew.
+  function checkHolds() {
+    (list || []).forEach(function (a) {
+      if (a.status !== 'HELD' || !a.expiresAt) return;
+      const left = Math.ceil((new Date(a.expiresAt) - Date.now()) / 1000);
+      const step = left <= 0 ? 0 : HOLD_WARN_S.filter(function (s) { return left <= s; }).pop();
+      if (step === undefined || warned[a.id + ':' + step]) return;
+      HOLD_WARN_S.concat([0]).forEach(function (s) { if (s >= step) warned[a.id + ':' + s] = true; });
+      if (step > 0) return T.announce(T.t('holdEndsSoon', { when: T.whenOf(a.startAt), n: left }), step <= 30);
+      T.announce(T.t('holdEnded', { when: T.whenOf(a.startAt) }), true);
+      load();
+    });
   }
 
   async function remembered() {

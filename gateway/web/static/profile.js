@@ -92,6 +92,7 @@ window.TerminProfile = (function () {
     a.click();
     a.remove();
     setTimeout(function () { URL.revokeObjectURL(url); }, 10000);
+    T.notice(T.t('pfExported'));
   }
 
   async function erase() {

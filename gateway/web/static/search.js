@@ -75,7 +75,8 @@ window.TerminSearch = (function () {
     return T.el('ul', { class: 'slots free', 'aria-label': T.t('searchFreeLabel', { doctor: doc.name }) }, doc.nextFree.map(function (f) {
       const slot = { id: f.slotId, startAt: f.startAt };
       return T.el('li', {}, [T.el('button', { type: 'button', class: 'slot', 'data-free-slot': f.slotId,
-        'aria-label': T.t('searchPickTime', { when: T.whenOf(f.startAt), doctor: doc.name }),
+        // The name starts with the time as shown (WCAG 2.5.3, label in name).
+        'aria-label': T.t('searchPickTime', { when: shortWhen(f.startAt), doctor: doc.name }),
         onclick: function () { T.pick(slot, who); } }, [T.el('span', { class: 'time', text: shortWhen(f.startAt) })])]);
     }));
   }
@@ -99,8 +100,15 @@ window.TerminSearch = (function () {
     }
   }
 
+  // said tells a screen reader what a search found: the focus stays in
+  // the form, the doctors appear below it.
+  function said() {
+    if (s.failed) return T.announce(s.failed, true);
+    T.announce(T.state.doctors.length ? T.t('searchFound', { n: T.state.doctors.length }) : T.t('searchNone'));
+  }
+
   function start() {
-    T.$('search-form').addEventListener('submit', function (ev) { ev.preventDefault(); load(false); });
+    T.$('search-form').addEventListener('submit', function (ev) { ev.preventDefault(); load(false).then(said); });
   }
 
   document.addEventListener('DOMContentLoaded', start);
