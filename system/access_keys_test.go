@@ -127,6 +127,7 @@ func bookByKeys(t *testing.T, p *tab, at time.Time, slot int64) {
 	p.focusMovesTo("the times", "#slot-title")
 	p.waitFor("the day's times", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 	p.pressTo(fmt.Sprintf(`[data-slot="%d"]`, slot), kb.Tab)
+	p.screenshot("page-keyboard-focus")
 	p.press(kb.Enter)
 	p.focusMovesTo("the confirm step", "#confirm-title")
 	p.pressTo("#confirm-back", kb.Tab)

@@ -95,6 +95,7 @@ func walkInLanguage(t *testing.T, w *webStack, browser context.Context, lang str
 	p.chooseDay(doctor, at)
 	p.waitFor("the day's times", fmt.Sprintf(`document.querySelector('[data-slot="%d"]')`, slot))
 	p.speaks(texts, lang, "slot list", true)
+	p.screenshot("page-times-" + lang)
 
 	p.click(fmt.Sprintf(`[data-slot="%d"]`, slot))
 	p.waitFor("the confirm step", `!document.getElementById('v-confirm').hidden`)
@@ -184,7 +185,8 @@ const visibleTexts = `(() => {
 
 // speaks checks one state of the page in lang: its <html lang>, no string
 // of another language that lang says differently, and, where it shows
-// times, the note that they are Berlin's.
+// times, the note that they are Berlin's; and axe-core's WCAG 2.1 A and AA
+// rules in that language.
 func (p *tab) speaks(texts map[string]map[string]string, lang, state string, times bool) {
 	p.t.Helper()
 	if got := eval[string](p, `document.documentElement.lang`); got != lang {
@@ -207,6 +209,7 @@ func (p *tab) speaks(texts map[string]map[string]string, lang, state string, tim
 	if zone := texts[lang]["zoneNote"]; times && !slices.Contains(shown, zone) {
 		p.t.Errorf("%s in %s shows times without %q:\n%s", state, lang, zone, strings.Join(shown, "\n"))
 	}
+	p.axeCheck(state + " in " + lang)
 }
 
 // showsText finds text among the shown strings; a text with placeholders
