@@ -90,8 +90,10 @@ func Verdict(lo, hi float64, ok bool) string {
 	switch {
 	case !ok:
 		return "FAIL (not defined: a class with no winner or only winners)"
-	case hi < 1-FairBand || lo > 1+FairBand:
-		return "FAIL (outside ±10 %)"
+	case hi < 1-FairBand:
+		return "FAIL (outside ±10 %: bots ahead)"
+	case lo > 1+FairBand:
+		return "FAIL (outside ±10 %: one-click patients ahead)"
 	case lo < 1-FairBand || hi > 1+FairBand:
 		return "FAIL (the interval is wider than ±10 %: more accounts, or more waves, are needed to tell)"
 	}

@@ -22,9 +22,9 @@ func TestRatioAndItsInterval(t *testing.T) {
 		verdict       string
 	}{
 		{"equal, many accounts", class(9600, 4800), class(9600, 4800), 1, 0.9725, 1.0283, true, "PASS"},
-		{"a bot's edge", class(1200, 521), class(1200, 677), 0.7696, 0.7093, 0.8349, true, "FAIL (outside ±10 %)"},
+		{"a bot's edge", class(1200, 521), class(1200, 677), 0.7696, 0.7093, 0.8349, true, "FAIL (outside ±10 %: bots ahead)"},
 		{"equal, too few to tell", class(400, 100), class(400, 100), 1, 0.7866, 1.2713, true, "FAIL (the interval is wider than ±10 %: more accounts, or more waves, are needed to tell)"},
-		{"one-click patients ahead", class(9600, 6000), class(9600, 4000), 1.5, 1.4582, 1.5430, true, "FAIL (outside ±10 %)"},
+		{"one-click patients ahead", class(9600, 6000), class(9600, 4000), 1.5, 1.4582, 1.5430, true, "FAIL (outside ±10 %: one-click patients ahead)"},
 		{"no bot won", class(100, 10), class(100, 0), 0, 0, math.Inf(1), false, "FAIL (not defined: a class with no winner or only winners)"},
 		{"everyone won", class(100, 100), class(100, 100), 1, 0, math.Inf(1), false, "FAIL (not defined: a class with no winner or only winners)"},
 	} {
