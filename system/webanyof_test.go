@@ -21,10 +21,10 @@ func TestPageBooksAnyOfSeveralTimes(t *testing.T) {
 
 	t.Run("books the first free of three times when the first two fill", func(t *testing.T) {
 		a, b, c := w.slot(43, tomorrowAt(8, 0), 1), w.slot(43, tomorrowAt(8, 15), 1), w.slot(43, tomorrowAt(9, 0), 1)
-		w.slot(43, tomorrowAt(14, 0), 1)
+		afternoon := []int64{w.slot(43, tomorrowAt(14, 0), 1), w.slot(43, tomorrowAt(15, 0), 1)}
 		p := w.open(browser, 121)
 		p.chooseDay(43, tomorrowAt(8, 0))
-		p.waitFor("the boxes of the day's times", `!document.getElementById('anyof').hidden && document.querySelectorAll('#anyof-times input').length === 4`)
+		p.waitFor("the boxes of the day's times", `!document.getElementById('anyof').hidden && document.querySelectorAll('#anyof-times input').length === 5`)
 		for i, slot := range []int64{a, b} { // taken while the page shows them free
 			if got := w.mustDo("POST", "/api/appointments", fmt.Sprintf("other-%d", i), bookBody(slot, 900+int64(i))); got.status != 201 {
 				t.Fatalf("another patient's booking of slot %d = %d, want 201", slot, got.status)
@@ -35,6 +35,7 @@ func TestPageBooksAnyOfSeveralTimes(t *testing.T) {
 		p.tabTo(anyofBox(c)) // the keyboard ticks a box as well
 		p.run("press Space", chromedp.KeyEvent(" "))
 		p.waitText("#anyof-count", "3 Uhrzeiten gewählt.")
+		p.screenshot("page-any-of")
 		p.axeCheckIn("#anyof", "the list of times to tick")
 		p.spyOnBookings()
 		p.click("#anyof-next")
@@ -55,6 +56,12 @@ func TestPageBooksAnyOfSeveralTimes(t *testing.T) {
 		keys := w.appointmentKeys(121)
 		if len(keys) != 1 || keys[0] != bodies[0].Key || w.queryInt(`SELECT slot_id FROM appointment WHERE patient_id = 121`) != int(c) {
 			t.Errorf("patient 121 holds appointments with keys %v, want one of slot %d with the page's key %q", keys, c, bodies[0].Key)
+		}
+		p.click("#result-again") // the day again: the booked time is the patient's, the boxes ready for another booking
+		p.waitFor("the boxes again, ready", `!document.getElementById('anyof').hidden && !document.getElementById('anyof-afternoon').disabled &&
+		  document.getElementById('anyof-next').textContent === 'Weiter mit diesen Uhrzeiten'`)
+		if got := p.boxes(); !slices.Equal(got, afternoon) {
+			t.Errorf("after the booking the boxes are %v, want the afternoon's free times %v", got, afternoon)
 		}
 	})
 
@@ -130,6 +137,12 @@ func anyofBox(slot int64) string { return fmt.Sprintf(`#anyof-times [data-anyof=
 func (p *tab) ticked() []int64 {
 	p.t.Helper()
 	return eval[[]int64](p, `[...document.querySelectorAll('#anyof-times input:checked')].map(i => Number(i.dataset.anyof))`)
+}
+
+// boxes is the slots that have a box, in the list's order.
+func (p *tab) boxes() []int64 {
+	p.t.Helper()
+	return eval[[]int64](p, `[...document.querySelectorAll('#anyof-times input')].map(i => Number(i.dataset.anyof))`)
 }
 
 // sentBooking is one booking the page sent: its body and key.

@@ -47,7 +47,11 @@ window.TerminChoose = (function () {
     const ul = $('anyof-times');
     ul.replaceChildren();
     free.forEach(function (s) { ul.appendChild(box(s)); });
-    ['morning', 'afternoon'].forEach(function (part) { $('anyof-' + part).hidden = !ofPart(part).length; });
+    ['morning', 'afternoon'].forEach(function (part) {
+      $('anyof-' + part).hidden = !ofPart(part).length;
+      $('anyof-' + part).disabled = false; // a booking sent rested them
+    });
+    $('anyof-next').textContent = T().t('anyofNext');
     update();
   }
 
@@ -81,7 +85,8 @@ window.TerminChoose = (function () {
   function update() {
     const n = chosen().length;
     document.querySelectorAll('#anyof-times input').forEach(function (i) { i.disabled = !i.checked && n >= MAX; });
-    $('anyof-count').textContent = n ? T().t(n >= MAX ? 'anyofCountMax' : 'anyofCount', { n: n, max: MAX }) : T().t('anyofNone');
+    const key = n === 0 ? 'anyofNone' : n === 1 ? 'anyofCountOne' : n >= MAX ? 'anyofCountMax' : 'anyofCount';
+    $('anyof-count').textContent = T().t(key, { n: n, max: MAX });
     $('anyof-next').disabled = n === 0;
   }
 
