@@ -364,7 +364,8 @@ window.Termin = (function () {
   // many), the doctor and the address before anything is sent: only
   // "Termin verbindlich buchen" sends the booking.
   function pick(s, doctor, many) {
-    state.chosen = { s: s, doctor: doctor, back: state.view, many: many || null };
+    many = Array.isArray(many) ? many : null; // a time's button passes itself
+    state.chosen = { s: s, doctor: doctor, back: state.view, many: many };
     const d = state.doctors.find(function (x) { return x.id === doctor.id; }) || doctor;
     $('confirm-when').replaceChildren.apply($('confirm-when'), many ? window.TerminChoose.times(many) : [whenOf(s.startAt)]);
     const spec = d.specialty ? window.TerminSearch.specialtyName(d.specialty) : '';
