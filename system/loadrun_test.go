@@ -206,8 +206,10 @@ func (w *testWriter) Write(p []byte) (int, error) { *w = append(*w, p...); retur
 
 // TestFairnessScenarioReportsBothClasses runs the fairness scenario shrunk
 // (two waves of 6 openings of 2 places, each wanted by 3 one-click patients
-// and 3 bots of 4 connections): it reports both classes, every place is
-// taken, no account holds two, and the ratio's interval is printed.
+// and 3 bots of 4 connections; the one-click patients name both times of
+// the morning, as the page does): it reports both classes, every place is
+// taken, no account holds two, and the ratio's interval is printed, overall
+// and after the draw.
 func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	sys, dbURL := startSystem(t, nil)
 	rep, err := scenario.RunFairness(t.Context(), scenario.FairnessOptions{
@@ -230,7 +232,9 @@ func TestFairnessScenarioReportsBothClasses(t *testing.T) {
 	if won != rep.Places || rep.Places != 2*6*2 || rep.Doubles != 0 {
 		t.Errorf("%d accounts booked %d places, %d hold two: want every place taken, each by its own account", won, rep.Places, rep.Doubles)
 	}
-	if !strings.Contains(buf.String(), "one-click / bot win rate") {
-		t.Error("the report does not give the ratio")
+	for _, want := range []string{"one-click / bot win rate", "  after the draw: "} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the report does not give %q", want)
+		}
 	}
 }

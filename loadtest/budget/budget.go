@@ -30,9 +30,10 @@ type Budget struct {
 	measure func(r *report.Report) (v float64, ok bool)
 }
 
-// Table is every budget, by scenario. A scenario without one (day,
-// fairness, which is judged by its own interval) is held to its
-// invariants alone.
+// Table is every budget, by scenario. A scenario without one (day) is held
+// to its invariants alone; fairness is judged by its own intervals (the
+// one-click / bot win ratio's, overall and after the draw, each within
+// 0.9–1.1: scenario.FairnessReport.Fair).
 var Table = []Budget{
 	{loadtest.ScenarioOpening, "booking answers p99, every status (ANSWERS: POST all)", 50, true, "ms", answers("POST all")},
 	{loadtest.ScenarioOpening, "slot-list reads p99 (ANSWERS: GET all)", 20, true, "ms", answers("GET all")},

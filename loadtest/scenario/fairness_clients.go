@@ -31,15 +31,21 @@ func (f *fairRun) client(ctx context.Context, a account) {
 		f.bot(ctx, a, rng)
 		return
 	}
-	f.oneClick(ctx, a, a.slots[rng.IntN(len(a.slots))])
+	f.oneClick(ctx, a)
 }
 
-// oneClick clicks once, on one slot, and repeats its key after each
-// Retry-After until decided.
-func (f *fairRun) oneClick(ctx context.Context, a account, slot int64) {
+// oneClick clicks once and repeats its key after each Retry-After until
+// decided. As on the page, the click names every free time of the morning
+// ("any of these times", in order of time); with OneSlot only the time the
+// patient would pick.
+func (f *fairRun) oneClick(ctx context.Context, a account) {
 	key := fmt.Sprintf("fair-%d", a.patient)
+	slots := a.morning
+	if f.o.OneSlot || len(slots) < 2 {
+		slots = []int64{a.pick}
+	}
 	for time.Now().Before(a.end) && ctx.Err() == nil {
-		status, retry, _ := f.post(ctx, a.patient, slot, a.slots, key, &f.patientReqs)
+		status, retry, _ := f.post(ctx, a.patient, slots, a.slots, key, &f.patientReqs)
 		if status != http.StatusAccepted && status != http.StatusServiceUnavailable && status != 0 {
 			return
 		}
@@ -76,6 +82,8 @@ type botAccount struct {
 	used []time.Time // when each key was made, for the limit
 	full map[int64]bool
 	done bool
+	// tried is set once the first key is made: later ones draw their slot.
+	tried bool
 }
 
 // current returns the key to repeat, making a new one on a slot not yet
@@ -96,10 +104,14 @@ func (b *botAccount) current() (k botKey, ok, done bool) {
 			return botKey{}, false, false
 		}
 		b.used = append(b.used, now)
-		slot := b.a.slots[b.rng.IntN(len(b.a.slots))]
-		for b.full[slot] {
+		slot := b.a.pick // the first key asks for the time it picked
+		if b.tried {
 			slot = b.a.slots[b.rng.IntN(len(b.a.slots))]
+			for b.full[slot] {
+				slot = b.a.slots[b.rng.IntN(len(b.a.slots))]
+			}
 		}
+		b.tried = true
 		b.key = botKey{fmt.Sprintf("bot-%d-%d", b.a.patient, b.rng.Int64()), slot}
 	}
 	return b.key, true, false
@@ -115,7 +127,7 @@ func (b *botAccount) connection(ctx context.Context) {
 			sleepUntil(ctx, time.Now().Add(b.f.o.BotPause))
 			continue
 		}
-		status, _, code := b.f.post(ctx, b.a.patient, k.slot, b.a.slots, k.key, &b.f.botReqs)
+		status, _, code := b.f.post(ctx, b.a.patient, []int64{k.slot}, b.a.slots, k.key, &b.f.botReqs)
 		switch status {
 		case http.StatusCreated, http.StatusOK:
 			b.mu.Lock()
@@ -137,13 +149,19 @@ func (b *botAccount) connection(ctx context.Context) {
 	}
 }
 
-// post sends one booking; it returns the status (0 when none came), the
-// Retry-After and the problem's code.
-func (f *fairRun) post(ctx context.Context, patient, slot int64, slots []int64, key string, count *atomic.Int64) (int, time.Duration, string) {
+// post sends one booking of the slots named (slotId for one, slotIds for
+// more; with Alternatives all of the doctor's, the first named first); it
+// returns the status (0 when none came), the Retry-After and the problem's
+// code.
+func (f *fairRun) post(ctx context.Context, patient int64, named, slots []int64, key string, count *atomic.Int64) (int, time.Duration, string) {
 	count.Add(1)
-	body := fmt.Sprintf(`{"slotId":%d,"patientId":%d}`, slot, patient)
-	if f.o.Alternatives {
-		body = fmt.Sprintf(`{"slotIds":%s,"patientId":%d}`, preferring(slot, slots), patient)
+	body := fmt.Sprintf(`{"slotId":%d,"patientId":%d}`, named[0], patient)
+	switch {
+	case f.o.Alternatives:
+		body = fmt.Sprintf(`{"slotIds":%s,"patientId":%d}`, preferring(named[0], slots), patient)
+	case len(named) > 1:
+		data, _ := json.Marshal(named)
+		body = fmt.Sprintf(`{"slotIds":%s,"patientId":%d}`, data, patient)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.urls[rand.IntN(len(f.urls))]+"/api/appointments", strings.NewReader(body))
 	if err != nil {

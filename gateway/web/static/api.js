@@ -85,7 +85,8 @@ window.TerminApi = (function () {
 
   function intend(what) {
     const p = pending();
-    if (p && p.kind === what.kind && p.slotId === what.slotId && p.apptId === what.apptId) return p;
+    if (p && p.kind === what.kind && p.slotId === what.slotId && p.apptId === what.apptId &&
+      String(p.slotIds || '') === String(what.slotIds || '')) return p;
     const fresh = Object.assign({}, what, { key: newKey(), patient: patient(), since: Date.now() });
     sessionStorage.setItem(PENDING, JSON.stringify(fresh));
     return fresh;
@@ -140,7 +141,8 @@ window.TerminApi = (function () {
     if (p.kind === 'move') {
       return call('POST', '/api/appointments/' + p.apptId + '/reschedule', { key: p.key, body: { slotId: p.slotId } });
     }
-    return call('POST', '/api/appointments', { key: p.key, body: { slotId: p.slotId, patientId: p.patient } });
+    const many = p.slotIds && p.slotIds.length > 1;
+    return call('POST', '/api/appointments', { key: p.key, body: many ? { slotIds: p.slotIds, patientId: p.patient } : { slotId: p.slotId, patientId: p.patient } });
   }
 
   // remember keeps what the page knows of an appointment it booked, for a

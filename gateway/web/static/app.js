@@ -56,6 +56,7 @@ window.Termin = (function () {
   }
 
   function whatText(p) {
+    if (p.choices && p.choices.length > 1 && !p.decided) return window.TerminChoose.what(p);
     return t('whatSlot', { doctor: doctorName(p.doctorId, p.doctorName), date: dateOf(p.startAt), time: timeOf(p.startAt) });
   }
 
@@ -344,9 +345,13 @@ window.Termin = (function () {
     const ul = $('slots');
     ul.replaceChildren();
     if (!state.doctor) return;
-    if (state.slots === null) return hint('slots-state', t('slotsLoading'));
+    if (state.slots === null) {
+      window.TerminChoose.render([], state.doctor, true);
+      return hint('slots-state', t('slotsLoading'));
+    }
     hint('slots-state', state.slotsError || (state.slots.length ? '' : t('slotsNone')));
     state.slots.forEach(function (s) { ul.appendChild(el('li', {}, [slotButton(s, state.doctor)])); });
+    window.TerminChoose.render(state.slots, state.doctor, !!state.moving);
   }
 
   // slotButton is one bookable time; a slot not open yet says when it opens.
@@ -373,17 +378,19 @@ window.Termin = (function () {
 
   // --- booking and the waiting room -------------------------------------------
 
-  // pick shows the chosen time, the doctor and the address before anything
-  // is sent: only "Termin verbindlich buchen" sends the booking.
-  function pick(s, doctor) {
-    state.chosen = { s: s, doctor: doctor, back: state.view };
+  // pick shows the chosen time (or the several times of "any of these",
+  // many), the doctor and the address before anything is sent: only
+  // "Termin verbindlich buchen" sends the booking.
+  function pick(s, doctor, many) {
+    many = Array.isArray(many) ? many : null; // a time's button passes itself
+    state.chosen = { s: s, doctor: doctor, back: state.view, many: many };
     const d = state.doctors.find(function (x) { return x.id === doctor.id; }) || doctor;
-    $('confirm-when').textContent = whenOf(s.startAt);
+    $('confirm-when').replaceChildren.apply($('confirm-when'), many ? window.TerminChoose.times(many) : [whenOf(s.startAt)]);
     const spec = d.specialty ? window.TerminSearch.specialtyName(d.specialty) : '';
     $('confirm-doctor').textContent = doctorName(doctor.id, doctor.name) + (spec ? ' (' + spec + ')' : '');
     $('confirm-address').textContent = d.address || '';
     $('confirm-address').hidden = $('confirm-address-label').hidden = !d.address;
-    hint('confirm-note', state.moving ? t('reschedFor', { when: whenOf(state.moving.startAt) }) : '');
+    hint('confirm-note', state.moving ? t('reschedFor', { when: whenOf(state.moving.startAt) }) : many ? t('anyofHow') : '');
     show('confirm');
   }
 
@@ -393,7 +400,7 @@ window.Termin = (function () {
     if (!c) return;
     state.chosen = null;
     show(c.back === 'result' ? 'result' : 'book', true);
-    send(c.s, c.doctor, document.querySelector('button.slot[data-slot="' + c.s.id + '"]'));
+    send(c.s, c.doctor, c.many ? $('anyof-next') : document.querySelector('button.slot[data-slot="' + c.s.id + '"]'), c.many);
     // The focus goes where the chosen time is shown being sent, not to
     // the page's top: the waiting room or the outcome takes it from there.
     $(c.back === 'result' ? 'alts-title' : $('step-slot').hidden ? 'doctor-title' : 'slot-title').focus();
@@ -406,17 +413,20 @@ window.Termin = (function () {
     show(c && c.back === 'result' ? 'result' : 'book');
   }
 
-  // send turns a confirmed time into the one pending request of this
-  // intent: confirming the same time again repeats it with the same key.
-  function send(s, doctor, button) {
+  // send turns a confirmed time (or times) into the one pending request of
+  // this intent: confirming the same choice again repeats it with the same key.
+  function send(s, doctor, button, many) {
     const mv = state.moving;
     const p = api.intend({
       kind: mv ? 'move' : 'book', slotId: s.id, apptId: mv ? mv.id : 0, from: mv ? mv.startAt : '',
       doctorId: doctor.id, doctorName: doctorName(doctor.id, doctor.name),
-      startAt: s.startAt, endAt: s.endAt, opensAt: s.opensAt || '', date: clinicDay(new Date(s.startAt))
+      startAt: s.startAt, endAt: s.endAt, opensAt: s.opensAt || '', date: clinicDay(new Date(s.startAt)),
+      slotIds: many ? many.map(function (x) { return x.id; }) : null,
+      choices: many ? many.map(function (x) { return { id: x.id, startAt: x.startAt, endAt: x.endAt }; }) : null
     });
-    document.querySelectorAll('button.slot').forEach(function (b) { b.disabled = true; });
-    if (button && button.querySelector('.time')) button.querySelector('.time').textContent = t('sending');
+    document.querySelectorAll('button.slot, #anyof button, #anyof input').forEach(function (b) { b.disabled = true; });
+    if (many && button) button.textContent = t('sending');
+    else if (button && button.querySelector('.time')) button.querySelector('.time').textContent = t('sending');
     follow(p, false);
   }
 
@@ -512,6 +522,7 @@ window.Termin = (function () {
 
   function finish(p, r) {
     api.settle(p);
+    if (p.choices && p.choices.length > 1) p = Object.assign(window.TerminChoose.decided(p, r.body), { decided: r.status === 200 || r.status === 201 });
     state.wait = null;
     state.moving = null;
     const ok = r.status === 200 || r.status === 201;
@@ -540,6 +551,8 @@ window.Termin = (function () {
     if (!res.ok && res.r.code === 'SLOT_CLOSED' && res.p.opensAt && new Date(res.p.opensAt) > new Date()) {
       text += ' ' + t('slotOpens', { time: timeOf(res.p.opensAt) }) + '.';
     }
+    const anyof = res.p.choices && res.p.choices.length > 1 ? window.TerminChoose.outcome(res.p, res.ok, res.r.code) : '';
+    if (anyof) text = res.ok ? anyof + ' ' + text : anyof;
     $('result-text').textContent = text;
     $('result-text').setAttribute('data-code', res.ok ? '' : res.r.code);
     $('alts-box').hidden = !res.alternatives;
@@ -566,7 +579,7 @@ window.Termin = (function () {
       if (state.result !== res) return;
       failed = !slots;
       (slots || []).forEach(function (s) {
-        if (s.id !== res.p.slotId && new Date(s.startAt) > new Date() && found.length < ALTERNATIVES) found.push(s);
+        if ((res.p.slotIds || [res.p.slotId]).indexOf(s.id) < 0 && new Date(s.startAt) > new Date() && found.length < ALTERNATIVES) found.push(s);
       });
     }
     if (res.p.kind === 'move') state.moving = { id: res.p.apptId, startAt: res.p.from, doctorId: res.p.doctorId, doctorName: res.p.doctorName };
@@ -590,7 +603,7 @@ window.Termin = (function () {
 
   return {
     t: t, $: $, el: el, hint: hint, notice: notice, announce: announce, show: show, sleep: sleep, state: state,
-    whenOf: whenOf, timeOf: timeOf, doctorName: doctorName, problemText: problemText,
+    whenOf: whenOf, timeOf: timeOf, dateOf: dateOf, doctorName: doctorName, problemText: problemText,
     expired: expired, openBooking: openBooking, pick: pick, chooseDoctor: chooseDoctor, renderBooking: renderBooking
   };
 })();
