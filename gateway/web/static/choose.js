@@ -102,7 +102,7 @@ window.TerminChoose = (function () {
   // time on the practice's clock.
   function times(list) {
     const ul = T().el('ul', { class: 'anyof-list', id: 'confirm-times' }, list.map(function (s) {
-      return T().el('li', { 'data-slot': s.id, text: T().timeOf(s.startAt) + T().t('oclock') });
+      return T().el('li', { 'data-slot': s.id, text: T().t('timeAlone', { time: T().timeOf(s.startAt) }) });
     }));
     return [T().el('span', { text: T().t('anyofOneOf', { date: T().dateOf(list[0].startAt) }) }), ul];
   }
