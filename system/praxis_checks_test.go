@@ -83,7 +83,9 @@ func (p *tab) noPageScroll(what string) {
 	p.t.Helper()
 	sizes := eval[[]int](p, `[document.documentElement.scrollWidth, window.innerWidth]`)
 	if sizes[0] > sizes[1] {
-		p.t.Errorf("%s: the page is %d px wide on a screen of %d px", what, sizes[0], sizes[1])
+		wide := eval[[]string](p, `Array.from(document.querySelectorAll('body *')).filter(e => e.getBoundingClientRect().right > innerWidth + 1 && !e.closest('.grid-wrap'))
+		  .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`)
+		p.t.Errorf("%s: the page is %d px wide on a screen of %d px; too wide: %v", what, sizes[0], sizes[1], wide)
 	}
 }
 

@@ -84,6 +84,9 @@ func (d desk) flow(t *testing.T, lang string, n int) {
 		t.Errorf("the slot's row says %q, want 10:00 (Berlin's time, the browser in New York)", got)
 	}
 	p.deskCheck("day with columns, a slot with patients")
+	if lang == "de" {
+		p.screenshot("page-desk-day")
+	}
 
 	p.click(fmt.Sprintf(`#p-grid button[data-action=block][data-slot="%d"]`, booked))
 	p.waitNotice("blockedDone", map[string]any{"slots": 1, "cancelled": 1})
@@ -143,6 +146,9 @@ func (d desk) week(t *testing.T, p *tab, day time.Time, n int) {
 		t.Errorf("the week has not 7 days:\n%s", p.visibleText())
 	}
 	p.deskCheck("week view")
+	if n == 0 {
+		p.screenshot("page-desk-week")
+	}
 	next := day.AddDate(0, 0, 7).Format(time.DateOnly)
 	p.click("#p-next")
 	p.waitFor("the next week", fmt.Sprintf(`document.querySelector('#p-week td[data-date="%s"]')`, next))

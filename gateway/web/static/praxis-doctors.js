@@ -48,6 +48,7 @@ window.TerminPraxisDoctors = (function () {
   async function load(state, api, problem) {
     state.all = [];
     state.practices = [];
+    if (state.role !== 'admin') state.practice = 0;
     if (state.role === 'doctor') return own(state, api);
     if (state.role === 'staff') state.practice = Number(state.me.practiceId) || 0;
     const got = await pages(api, state.role === 'staff' ? '&practice=' + state.practice : '');

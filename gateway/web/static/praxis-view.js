@@ -34,6 +34,17 @@ window.TerminPraxisView = (function () {
     return c;
   }
 
+  // merge joins days' answers into one, for the counts of several.
+  function merge(list) {
+    const out = { appointments: [], slots: [] };
+    list.forEach(function (d) {
+      if (!d) return;
+      out.appointments = out.appointments.concat(d.appointments);
+      out.slots = out.slots.concat(d.slots);
+    });
+    return out;
+  }
+
   function patientItem(a, f) {
     const li = el('li', 'appt');
     li.dataset.appointment = a.id;
@@ -119,8 +130,7 @@ window.TerminPraxisView = (function () {
       body.appendChild(tr);
     });
     table.appendChild(body);
-    return counts({ appointments: [].concat.apply([], doctors.map(function (d) { return (days[d.id] || {}).appointments || []; })),
-      slots: [].concat.apply([], doctors.map(function (d) { return (days[d.id] || {}).slots || []; })) });
+    return counts(merge(doctors.map(function (d) { return days[d.id]; })));
   }
 
   // week draws doctors × dates, each cell the day's counts, and a total
@@ -143,8 +153,7 @@ window.TerminPraxisView = (function () {
     const rows = doctors.map(function (d) { return { name: d.name, named: d.named, days: dates.map(function (date) { return days[d.id + '/' + date]; }) }; });
     if (doctors.length > 1) {
       rows.push({ name: f.t('total'), total: true, days: dates.map(function (date) {
-        return { appointments: [].concat.apply([], doctors.map(function (d) { return (days[d.id + '/' + date] || {}).appointments || []; })),
-          slots: [].concat.apply([], doctors.map(function (d) { return (days[d.id + '/' + date] || {}).slots || []; })) };
+        return merge(doctors.map(function (d) { return days[d.id + '/' + date]; }));
       }) });
     }
     rows.forEach(function (r) {
@@ -162,6 +171,7 @@ window.TerminPraxisView = (function () {
       body.appendChild(tr);
     });
     table.appendChild(body);
+    return counts(merge(Object.keys(days).map(function (k) { return days[k]; })));
   }
 
   // arrows lets the arrow keys move the focus to the nearest button in the

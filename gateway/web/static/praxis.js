@@ -269,8 +269,8 @@
       $('p-summary').textContent = t('summary', c);
       window.TerminPraxisCaller.fill();
     } else {
-      view.week($('p-week'), weekDoctors(), weekDates(), state.week, fmt);
-      $('p-summary').textContent = '';
+      const c = view.week($('p-week'), weekDoctors(), weekDates(), state.week, fmt);
+      $('p-summary').textContent = t('summary', c);
     }
     if (keep) refocus(keep);
   }
@@ -291,7 +291,7 @@
     if (d.action === 'attended') attendance(d.appointment, 'ATTENDED');
     if (d.action === 'noshow') attendance(d.appointment, 'NO_SHOW');
     if (d.action === 'book') window.TerminPraxisCaller.pick(d.doctor, d.slot);
-    if (d.action === 'open-day') { $('p-date').value = d.date; state.view = 'day'; load(); }
+    if (d.action === 'open-day') go(function () { $('p-date').value = d.date; state.view = 'day'; });
   }
 
   async function block(op, doctor, target) {
@@ -311,9 +311,16 @@
     await load();
   }
 
+  // go shows another day, week or view; the notice of what was done before
+  // goes.
+  function go(change) {
+    notify(null);
+    change();
+    load();
+  }
+
   function step(n) {
     $('p-date').value = addDays($('p-date').value || today(), state.view === 'day' ? n : 7 * n);
-    load();
   }
 
   function wire() {
@@ -323,13 +330,13 @@
     $('p-signout').addEventListener('click', function () { signin.signOut(); signOut(''); });
     signin.onRenewed(function (tok) { if (!tok) signOut('signinExpired'); });
     $('p-pick').addEventListener('submit', function (e) { e.preventDefault(); load(); });
-    $('p-date').addEventListener('change', load);
-    $('p-prev').addEventListener('click', function () { step(-1); });
-    $('p-next').addEventListener('click', function () { step(1); });
-    $('p-today').addEventListener('click', function () { $('p-date').value = today(); load(); });
-    $('p-view-day').addEventListener('click', function () { state.view = 'day'; load(); });
-    $('p-view-week').addEventListener('click', function () { state.view = 'week'; load(); });
-    $('p-scope').addEventListener('change', function () { state.scope = $('p-scope').value; load(); });
+    $('p-date').addEventListener('change', function () { go(function () {}); });
+    $('p-prev').addEventListener('click', function () { go(function () { step(-1); }); });
+    $('p-next').addEventListener('click', function () { go(function () { step(1); }); });
+    $('p-today').addEventListener('click', function () { go(function () { $('p-date').value = today(); }); });
+    $('p-view-day').addEventListener('click', function () { go(function () { state.view = 'day'; }); });
+    $('p-view-week').addEventListener('click', function () { go(function () { state.view = 'week'; }); });
+    $('p-scope').addEventListener('change', function () { go(function () { state.scope = $('p-scope').value; }); });
     $('p-practice').addEventListener('change', function () {
       state.practice = Number($('p-practice').value) || 0;
       sessionStorage.setItem(PRACTICE, String(state.practice));
