@@ -95,7 +95,7 @@ func TestPracticePageNamesOnlyTextsItHas(t *testing.T) {
 	for _, m := range regexp.MustCompile(`data-t(?:-aria)?="([A-Za-z]+)"`).FindAllStringSubmatch(asset(t, web.PracticePath), -1) {
 		used[m[1]] = "praxis.html"
 	}
-	for _, file := range []string{"praxis.js", "praxis-view.js", "praxis-caller.js", "praxis-doctors.js"} {
+	for _, file := range []string{"praxis.js", "praxis-locale.js", "praxis-view.js", "praxis-caller.js", "praxis-doctors.js"} {
 		for _, m := range regexp.MustCompile(`\bt\('([A-Za-z_]+)'`).FindAllStringSubmatch(asset(t, "/assets/"+file), -1) {
 			used[m[1]] = file
 		}

@@ -1,11 +1,32 @@
-// Whose days the practice page shows: staff see their practice's doctors
-// (GET /api/doctors?practice=), an admin picks one of the practices the
-// search lists, a doctor sees its own day. Names come from the search, so
-// the page never asks for a doctor's number.
+// Who is signed in on the practice page and whose days it shows: the
+// token's role (its role claim, or a provider's roles); staff see their
+// practice's doctors (GET /api/doctors?practice=), an admin picks one of
+// the practices the search lists, a doctor sees its own day. Names come
+// from the search, so the page never asks for a doctor's number.
 'use strict';
 
 window.TerminPraxisDoctors = (function () {
   const MAX_PAGES = 20;
+
+  function claims(tok) {
+    try {
+      return JSON.parse(decodeURIComponent(escape(atob(tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')))));
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // roleOf is the most powerful practice role a token carries, '' for none.
+  function roleOf(c) {
+    if (!c) return '';
+    const roles = [].concat(c.role || [], c.roles || [], (c.realm_access || {}).roles || []);
+    return ['admin', 'staff', 'doctor'].find(function (r) { return roles.indexOf(r) >= 0; }) || '';
+  }
+
+  function usable(tok) {
+    const c = claims(tok);
+    return !!roleOf(c) && !(typeof c.exp === 'number' && c.exp * 1000 < Date.now());
+  }
 
   // pages follows the search's cursor: every doctor the query finds.
   async function pages(api, query) {
@@ -33,7 +54,7 @@ window.TerminPraxisDoctors = (function () {
     const id = Number(state.me.doctorId) || 0;
     const me = { id: id, name: '', practice: 0 };
     state.all = id ? [me] : [];
-    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date());
+    const day = window.TerminPraxisLocale.today();
     const r = await api('GET', '/api/doctors/' + id + '/slots?date=' + day);
     if (r.status !== 200 || !r.body.doctor || !r.body.doctor.name) return;
     me.name = r.body.doctor.name;
@@ -77,5 +98,5 @@ window.TerminPraxisDoctors = (function () {
     sel.value = state.practice ? String(state.practice) : '';
   }
 
-  return { load: load, fillPractices: fillPractices };
+  return { load: load, fillPractices: fillPractices, claims: claims, roleOf: roleOf, usable: usable };
 }());

@@ -10,52 +10,16 @@
   const TOKEN = 'termin.praxis.token';
   const PENDING = 'termin.praxis.pending';
   const PRACTICE = 'termin.praxis.practice';
-  const LANG = 'termin.lang';
-  const ZONE = 'Europe/Berlin';
-  const LOCALES = { de: 'de-DE', en: 'en-GB', tr: 'tr-TR' };
-  const TEXTS = window.TerminPraxisTexts;
+  const L = window.TerminPraxisLocale;
+  const t = L.t, addDays = L.addDays, today = L.today;
+  const fmt = { t: t, time: L.time, date: L.date };
   const view = window.TerminPraxisView;
   const $ = function (id) { return document.getElementById(id); };
   const signin = window.TerminSignIn;
-  const state = { lang: firstLang(), role: '', me: {}, practice: 0, practices: [], all: [], doctors: [],
+  const people = window.TerminPraxisDoctors;
+  const claims = people.claims, roleOf = people.roleOf, usable = people.usable;
+  const state = { role: '', me: {}, practice: 0, practices: [], all: [], doctors: [],
     view: 'day', scope: 'all', days: {}, week: {}, notice: null };
-
-  function firstLang() {
-    const kept = localStorage.getItem(LANG);
-    if (TEXTS[kept]) return kept;
-    const asked = (navigator.languages || [navigator.language || '']).map(function (l) { return String(l).slice(0, 2).toLowerCase(); });
-    return asked.find(function (l) { return TEXTS[l]; }) || 'de';
-  }
-
-  function t(key, vars) {
-    let s = TEXTS[state.lang][key];
-    if (s === undefined) s = TEXTS.de[key] || key;
-    Object.keys(vars || {}).forEach(function (k) { s = s.split('{' + k + '}').join(String(vars[k])); });
-    return s;
-  }
-
-  const fmt = {
-    t: t,
-    time: function (iso) {
-      return new Intl.DateTimeFormat(LOCALES[state.lang], { timeZone: ZONE, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
-    },
-    // date formats a day (YYYY-MM-DD, already Berlin's) as the locale writes it.
-    date: function (day, long) {
-      const o = long ? { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' } : { weekday: 'short', day: 'numeric', month: 'short' };
-      o.timeZone = 'UTC';
-      return new Intl.DateTimeFormat(LOCALES[state.lang], o).format(new Date(day + 'T12:00:00Z'));
-    }
-  };
-
-  function addDays(day, n) {
-    const d = new Date(day + 'T12:00:00Z');
-    d.setUTCDate(d.getUTCDate() + n);
-    return d.toISOString().slice(0, 10);
-  }
-
-  function today() {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
-  }
 
   // notify shows a notice made anew in each language the page switches to.
   function notify(make, problem) {
@@ -69,11 +33,11 @@
 
   // apply puts the texts of the current language into the page.
   function apply() {
-    document.documentElement.lang = state.lang;
+    document.documentElement.lang = L.lang();
     document.title = t('title');
     document.querySelectorAll('[data-t]').forEach(function (e) { e.textContent = t(e.dataset.t); });
     document.querySelectorAll('[data-t-aria]').forEach(function (e) { e.setAttribute('aria-label', t(e.dataset.tAria)); });
-    document.querySelectorAll('#p-langs button').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.lang === state.lang)); });
+    document.querySelectorAll('#p-langs button').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.lang === L.lang())); });
     if (state.why) $('p-signin-why').textContent = t(state.why);
     if (state.notice) notify(state.notice.make, state.notice.problem);
     if (state.role) showWho();
@@ -81,29 +45,8 @@
   }
 
   function setLang(l) {
-    state.lang = l;
-    localStorage.setItem(LANG, l);
+    L.set(l);
     apply();
-  }
-
-  function claims(tok) {
-    try {
-      return JSON.parse(decodeURIComponent(escape(atob(tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')))));
-    } catch (e) {
-      return null;
-    }
-  }
-
-  // roleOf is the most powerful practice role a token carries, '' for none.
-  function roleOf(c) {
-    if (!c) return '';
-    const roles = [].concat(c.role || [], c.roles || [], (c.realm_access || {}).roles || []);
-    return ['admin', 'staff', 'doctor'].find(function (r) { return roles.indexOf(r) >= 0; }) || '';
-  }
-
-  function usable(tok) {
-    const c = claims(tok);
-    return !!roleOf(c) && !(typeof c.exp === 'number' && c.exp * 1000 < Date.now());
   }
 
   // api sends one request and answers {status, body, retryAfter}; a lost
@@ -128,7 +71,7 @@
     const code = r.body && r.body.code;
     notify(function () {
       if (r.status === 0) return t('offline');
-      return code && TEXTS[state.lang][code] ? t(code) : t('failed', { status: r.status });
+      return code && L.has(code) ? t(code) : t('failed', { status: r.status });
     }, true);
   }
 
@@ -174,7 +117,7 @@
     $('p-signout').hidden = false;
     if (!$('p-date').value) $('p-date').value = today();
     showWho();
-    await window.TerminPraxisDoctors.load(state, api, problem);
+    await people.load(state, api, problem);
     practiceChosen();
   }
 
@@ -259,7 +202,7 @@
     $('p-scope-field').hidden = day || state.doctors.length < 2;
     $('p-caller-title').hidden = $('p-caller').hidden = !day;
     if ($('p-scope').options.length) $('p-scope').options[0].textContent = t('scopeAll');
-    window.TerminPraxisDoctors.fillPractices(state, t);
+    people.fillPractices(state, t);
     if (!$('p-date').value || !state.doctors.length) {
       $('p-grid').textContent = $('p-week').textContent = $('p-summary').textContent = '';
       return;
