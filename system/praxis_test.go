@@ -3,6 +3,7 @@ package system_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +18,11 @@ type desk struct {
 	browser context.Context
 }
 
+// Its stack runs on the wall clock, as Chromium does (pageClock).
 func newDesk(t *testing.T) desk {
 	t.Helper()
-	s := newPeopleStack(t)
+	s := newStackOn(t, os.Getenv("TEST_NATS_URL"), pageClock)
+	s.gateway = s.startGatewayAuth(peopleSecret)
 	for _, sql := range []string{
 		`INSERT INTO practice (id, name, street, postcode, city) VALUES (1, 'Praxis Mitte', 'Markt 1', '10115', 'Berlin')`,
 		`INSERT INTO practice (id, name, street, postcode, city) VALUES (2, 'Praxis Nord', 'Ring 2', '20095', 'Hamburg')`,

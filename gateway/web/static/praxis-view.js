@@ -165,7 +165,11 @@ window.TerminPraxisView = (function () {
       r.days.forEach(function (dd, i) {
         const td = el('td', 'cell');
         td.dataset.date = dates[i];
-        td.textContent = f.t('dayCounts', counts(dd));
+        // One count a line; the separators stay in the text for copying.
+        f.t('dayCounts', counts(dd)).split(' · ').forEach(function (part, j) {
+          if (j) td.appendChild(el('span', 'sep', ' · '));
+          td.appendChild(el('span', j ? 'part' : 'part first', part));
+        });
         tr.appendChild(td);
       });
       body.appendChild(tr);
