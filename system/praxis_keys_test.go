@@ -129,7 +129,6 @@ func TestPracticeDeskLayout(t *testing.T) {
 			zoom(100)
 		}
 	}
-	p.screenshot("page-desk-phone")
 	if !eval[bool](p, `(w => w.scrollWidth > w.clientWidth)(document.getElementById('p-grid-wrap'))`) {
 		t.Errorf("on a phone the day's plan does not scroll in its own box")
 	}
