@@ -301,6 +301,10 @@
       signOut(s.error ? 'signinFailed' : '');
       return;
     }
+    if (!roleOf(claims(s.token))) {
+      signOut('signinWrongRole'); // a patient signed in at the provider
+      return;
+    }
     state.practice = Number(sessionStorage.getItem(PRACTICE)) || 0;
     await signedIn();
     window.TerminPraxisCaller.resume();
