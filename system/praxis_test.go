@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,12 @@ type desk struct {
 // Its stack runs on the wall clock, as Chromium does (pageClock).
 func newDesk(t *testing.T) desk {
 	t.Helper()
+	return desk{s: deskStack(t), browser: newBrowser(t)}
+}
+
+// deskStack is the desk's stack and directory, without a browser.
+func deskStack(t *testing.T) *stack {
+	t.Helper()
 	s := newStackOn(t, os.Getenv("TEST_NATS_URL"), pageClock)
 	s.gateway = s.startGatewayAuth(peopleSecret)
 	for _, sql := range []string{
@@ -34,7 +41,34 @@ func newDesk(t *testing.T) desk {
 	s.doctorIn(42, 1, "Dr. Anna Weber")
 	s.doctorIn(43, 1, "Dr. Jonas Krüger")
 	s.doctorIn(44, 2, "Dr. Else Ost")
-	return desk{s: s, browser: newBrowser(t)}
+	return s
+}
+
+// TestDoctorsOfAPractice: the search's practice filter, through HTTP (its
+// answers checked against openapi.yaml), gives the desk its columns.
+func TestDoctorsOfAPractice(t *testing.T) {
+	t.Parallel()
+	s := deskStack(t)
+	for _, tt := range []struct {
+		query string
+		want  []float64
+	}{
+		{"practice=1", []float64{42, 43}},
+		{"practice=2", []float64{44}},
+		{"practice=1&q=kruger", []float64{43}},
+		{"practice=3", nil},
+	} {
+		a := s.staff(1).mustSend("GET", "/api/doctors?"+tt.query, "", nil)
+		expect(t, tt.query, a, 200)
+		var got []float64
+		for _, d := range a.body["doctors"].([]any) {
+			got = append(got, d.(map[string]any)["id"].(float64))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s found %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	expect(t, "practice=0", s.staff(1).mustSend("GET", "/api/doctors?practice=0", "", nil), 400, "INVALID_REQUEST")
 }
 
 // staffTab is the page signed in as staff of practice 1 on a desktop.
