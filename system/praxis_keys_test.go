@@ -119,14 +119,17 @@ func TestPracticeDeskLayout(t *testing.T) {
 	}
 	for _, size := range []struct{ w, h int64 }{{1280, 800}, {375, 812}} {
 		p.viewport(size.w, size.h)
-		for _, view := range []string{"#p-view-week", "#p-view-day"} {
-			p.click(view)
-			p.waitFor("the view", `document.querySelector('`+view+`').getAttribute('aria-pressed') === 'true'`)
-			for _, percent := range []int{100, 200} {
-				zoom(percent)
-				p.noPageScroll(fmt.Sprintf("%s at %d×%d, text at %d %%", view, size.w, size.h, percent))
+		for _, lang := range []string{"de", "en", "tr"} {
+			p.click(fmt.Sprintf(`#p-langs button[data-lang=%s]`, lang))
+			for _, view := range []string{"#p-view-week", "#p-view-day"} {
+				p.click(view)
+				p.waitFor("the view", `document.querySelector('`+view+`').getAttribute('aria-pressed') === 'true'`)
+				for _, percent := range []int{100, 200} {
+					zoom(percent)
+					p.noPageScroll(fmt.Sprintf("%s in %s at %d×%d, text at %d %%", view, lang, size.w, size.h, percent))
+				}
+				zoom(100)
 			}
-			zoom(100)
 		}
 	}
 	if !eval[bool](p, `(w => w.scrollWidth > w.clientWidth)(document.getElementById('p-grid-wrap'))`) {
