@@ -120,6 +120,11 @@ func (d desk) flow(t *testing.T, lang string, n int) {
 	if got := eval[string](p, cell+`.parentElement.querySelector('th').textContent`); got != "10:00" {
 		t.Errorf("the slot's row says %q, want 10:00 (Berlin's time, the browser in New York)", got)
 	}
+	month := eval[string](p, fmt.Sprintf(`new Intl.DateTimeFormat(%q, {month: 'long', timeZone: 'UTC'}).format(new Date('%sT12:00:00Z'))`,
+		map[string]string{"de": "de-DE", "en": "en-GB", "tr": "tr-TR"}[lang], day.Format(time.DateOnly)))
+	if caption := p.text("#p-grid caption"); !strings.Contains(caption, month) {
+		t.Errorf("the day's caption %q does not name the month as %s writes it (%q)", caption, lang, month)
+	}
 	p.deskCheck("day with columns, a slot with patients")
 	if lang == "de" {
 		p.screenshot("page-desk-day")

@@ -265,7 +265,7 @@ window.TerminPraxisTexts = {
     viewLabel: 'Görünüm',
     viewDay: 'Günlük görünüm',
     viewWeek: 'Haftalık görünüm',
-    scopeLabel: 'Hafta görünümü',
+    scopeLabel: 'Kimin haftası',
     scopeAll: 'Tüm muayenehane',
     zone: 'Berlin saati',
     dayCaption: '{date} tarihli randevular',
