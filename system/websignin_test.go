@@ -85,19 +85,17 @@ func TestPagesSignInThroughTheProvider(t *testing.T) {
 	}
 
 	pr := openTab(t, browser, sys.Gateway.URL()+"/praxis")
-	pr.signInAtProvider("#p-signin-provider", "staff-1", "#p-day") // the form again: the session ended
+	pr.signInAtProvider("#p-signin-provider", "staff-1", "#p-desk") // the form again: the session ended
 	pr.noTokenInAddress()
 	showDay := func() {
-		eval[bool](pr, fmt.Sprintf(`(document.getElementById('p-doctor').value = '1', document.getElementById('p-date').value = %q, true)`,
-			b.opening.Slots[0].Start.In(berlin).Format(time.DateOnly)))
-		pr.click("#p-pick button[type=submit]")
-		pr.waitFor("demo doctor 1's day", `document.querySelector('#p-slots tbody tr') && !document.getElementById('notice').classList.contains('problem')`)
+		pr.showDay(b.opening.Slots[0].Start.In(berlin).Format(time.DateOnly))
+		pr.waitFor("demo doctor 1's day", `document.querySelector('#p-grid td[data-doctor="1"][data-slot]') && !document.getElementById('notice').classList.contains('problem')`)
 	}
 	showDay()
 	before := eval[string](pr, currentToken)
 	pr.waitWithin(2*signInLifetime, "a renewal", currentToken+` !== `+strconv.Quote(before)+` && `+currentToken+` !== ''`)
 	showDay()
-	if !eval[bool](pr, `!document.getElementById('p-day').hidden`) {
+	if !eval[bool](pr, `!document.getElementById('p-desk').hidden`) {
 		t.Fatalf("the day is gone after a renewal:\n%s", pr.visibleText())
 	}
 	pr.click("#p-signout")

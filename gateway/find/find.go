@@ -26,6 +26,9 @@ type Query struct {
 	// 10115); City a practice's city as Name matches names.
 	Postcode string
 	City     string
+	// Practice, when not 0, keeps the doctors of that practice: the
+	// practice page's columns come from it.
+	Practice int64
 	// Insurance leaves out next free times reserved for another insurance;
 	// empty takes the insurance of PatientID's profile (none when 0).
 	Insurance string

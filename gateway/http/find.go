@@ -28,8 +28,8 @@ const (
 // refused rather than read as a doctor's id.
 const cursorPrefix = "d1:"
 
-// findDoctors is GET /api/doctors?q=&specialty=&city=&postcode=&insurance=
-// &limit=&cursor=: a page of the doctors that match every filter given, by
+// findDoctors is GET /api/doctors?q=&specialty=&city=&postcode=&practice=
+// &insurance=&limit=&cursor=: a page of the doctors that match every filter given, by
 // id, each with its practice and next free times. Any valid token may
 // search; a patient's own insurance counts when none is asked for.
 func findDoctors(s *Server, ctx *fasthttp.RequestCtx, who auth.Principal, _ []byte) {
@@ -89,12 +89,8 @@ func parseSearch(a *fasthttp.Args) (find.Query, error) {
 			q.Specialties = append(q.Specialties, code)
 		}
 	}
-	if v := a.Peek("limit"); v != nil {
-		n, err := strconv.Atoi(string(v))
-		if err != nil || n < 1 || n > maxSearchLimit {
-			return q, wire.Invalid("limit must be an integer from 1 to 100")
-		}
-		q.Limit = n
+	if err := parseNumbers(a, &q); err != nil {
+		return q, err
 	}
 	if v := a.Peek("cursor"); len(v) > 0 {
 		after, ok := decodeCursor(string(v))
@@ -104,6 +100,25 @@ func parseSearch(a *fasthttp.Args) (find.Query, error) {
 		q.After = after
 	}
 	return q, nil
+}
+
+// parseNumbers reads a search's practice and limit.
+func parseNumbers(a *fasthttp.Args, q *find.Query) error {
+	if v := a.Peek("practice"); v != nil {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil || n < 1 {
+			return wire.Invalid("practice must be a practice's id, a positive integer")
+		}
+		q.Practice = n
+	}
+	if v := a.Peek("limit"); v != nil {
+		n, err := strconv.Atoi(string(v))
+		if err != nil || n < 1 || n > maxSearchLimit {
+			return wire.Invalid("limit must be an integer from 1 to 100")
+		}
+		q.Limit = n
+	}
+	return nil
 }
 
 // encodeCursor makes the opaque cursor of the page after doctor id.

@@ -14,13 +14,13 @@ import (
 
 func TestSearchParameters(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	expectJSON(t, e.do(t, req{method: "GET", path: "/api/doctors?q=M%C3%BCller&specialty=kardiologie,hno&specialty=dermatologie&city=Berlin&postcode=10&insurance=PKV&limit=5"}), 200,
+	expectJSON(t, e.do(t, req{method: "GET", path: "/api/doctors?q=M%C3%BCller&specialty=kardiologie,hno&specialty=dermatologie&city=Berlin&postcode=10&practice=3&insurance=PKV&limit=5"}), 200,
 		`{"doctors":[{"id":42,"name":"Dr. Weber","specialty":"Allgemeinmedizin","practice":{"id":0,"name":"","street":"","postcode":"","city":""},"nextFree":[]}]}`)
 	want := find.Query{Name: "Müller", Specialties: []string{"kardiologie", "hno", "dermatologie"},
-		City: "Berlin", Postcode: "10", Insurance: "PKV", Limit: 6}
+		City: "Berlin", Postcode: "10", Practice: 3, Insurance: "PKV", Limit: 6}
 	got := e.reads.queries[len(e.reads.queries)-1]
 	if got.Name != want.Name || !slices.Equal(got.Specialties, want.Specialties) || got.City != want.City ||
-		got.Postcode != want.Postcode || got.Insurance != want.Insurance || got.Limit != want.Limit {
+		got.Postcode != want.Postcode || got.Practice != want.Practice || got.Insurance != want.Insurance || got.Limit != want.Limit {
 		t.Errorf("query %+v, want %+v", got, want)
 	}
 	for _, tt := range []struct{ name, query string }{
@@ -30,6 +30,9 @@ func TestSearchParameters(t *testing.T) {
 		{"limit not a number", "limit=x"},
 		{"bad insurance", "insurance=AOK"},
 		{"bad postcode", "postcode=%3B--"},
+		{"practice zero", "practice=0"},
+		{"practice negative", "practice=-2"},
+		{"practice not a number", "practice=mitte"},
 		{"bad cursor", "cursor=abc"},
 		{"cursor of nothing", "cursor=eDE6Mw"},
 	} {

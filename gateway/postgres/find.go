@@ -54,6 +54,9 @@ func SearchSQL(q find.Query, now time.Time) (string, []any) {
 		add(`d.practice_id = ANY(ARRAY(SELECT id FROM practice
             WHERE postcode COLLATE "C" >= $`+strconv.Itoa(len(args))+` AND postcode COLLATE "C" < $?))`, prefixEnd(q.Postcode))
 	}
+	if q.Practice != 0 {
+		add("d.practice_id = $?", q.Practice)
+	}
 	if q.City != "" {
 		add("d.practice_id = ANY(ARRAY(SELECT id FROM practice WHERE city_key = termin_fold($?)))", q.City)
 	}

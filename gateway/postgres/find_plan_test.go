@@ -33,6 +33,7 @@ func TestSearchPlansAreIndexLookupsAt1_1MillionSlots(t *testing.T) {
 		"specialty":           {Specialties: []string{"hno", "kardiologie"}, Limit: 21},
 		"city":                {City: "Stadt 7", Limit: 21},
 		"postcode":            {Postcode: "100", Limit: 21},
+		"practice":            {Practice: 7, Limit: 21},
 		"everything":          {Name: "Muller", Specialties: []string{"hno"}, City: "stadt 3", Postcode: "1", Insurance: "PKV", Limit: 21},
 		"a patient's search":  {PatientID: 77, Specialties: []string{"hno"}, Limit: 21},
 		"a page of a hundred": {Limit: 101},

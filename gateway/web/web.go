@@ -23,10 +23,11 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 	"form-action 'none'; frame-ancestors 'none'"
 
 // AssetPrefix is where the pages' files are served; "/" is the patient
-// page itself, PracticePath the practice's day.
+// page itself, PracticePath the practice's reception desk.
 const AssetPrefix = "/assets/"
 
-// PracticePath is where the practice's day (German only) is served.
+// PracticePath is where the practice's reception desk (German, English and
+// Turkish) is served.
 const PracticePath = "/praxis"
 
 // SignInPath is where the pages read how they sign in (the provider's

@@ -1,5 +1,7 @@
-// The practice's day: a doctor's, staff's or admin's view of one doctor's
-// day, with blocking, booking for a caller and attendance. German only; it
+// The practice's reception desk: doctors, staff and admins see their
+// practice's doctors side by side for a day (block, attendance, booking for
+// a caller) or a week's counts. German, English and Turkish
+// (praxis-texts.js); times in the practice's zone whatever the device's. It
 // talks to the same API as any client, signs in as the patient page does
 // (signin.js) and keeps its token in the tab.
 'use strict';
@@ -7,267 +9,305 @@
 (function () {
   const TOKEN = 'termin.praxis.token';
   const PENDING = 'termin.praxis.pending';
-  const ZONE = 'Europe/Berlin';
+  const PRACTICE = 'termin.praxis.practice';
+  const L = window.TerminPraxisLocale;
+  const t = L.t, addDays = L.addDays, today = L.today;
+  const fmt = { t: t, time: L.time, date: L.date };
+  const view = window.TerminPraxisView;
   const $ = function (id) { return document.getElementById(id); };
   const signin = window.TerminSignIn;
-  let day = null;
+  const people = window.TerminPraxisDoctors;
+  const claims = people.claims, roleOf = people.roleOf, usable = people.usable;
+  const state = { role: '', me: {}, practice: 0, practices: [], all: [], doctors: [],
+    view: 'day', scope: 'all', days: {}, week: {}, notice: null };
 
-  const TEXTS = {
-    FORBIDDEN: 'Dieser Zugang darf diese Ärztin oder diesen Arzt nicht verwalten.',
-    UNAUTHORIZED: 'Der Zugangsschlüssel ist ungültig oder abgelaufen. Bitte melden Sie sich neu an.',
-    SLOT_FULL: 'Diese Uhrzeit ist schon voll belegt.',
-    SLOT_CLOSED: 'Diese Uhrzeit ist gesperrt, vorbei oder noch nicht buchbar.',
-    ALREADY_BOOKED: 'Diese Person hat zu dieser Uhrzeit schon einen Termin.',
-    OVERLAPPING_APPOINTMENT: 'Diese Person hat zur selben Zeit schon einen anderen Termin.',
-    TOO_MANY_APPOINTMENTS: 'Diese Person hat schon so viele kommende Termine, wie die Praxis erlaubt (in der Grundeinstellung zwei bei einer Ärztin oder einem Arzt). Erst nach einem dieser Termine oder einer Absage geht ein weiterer.',
-    APPOINTMENT_NOT_STARTED: 'Der Termin hat noch nicht begonnen; ob jemand erschienen ist, lässt sich erst danach eintragen.',
-    RATE_LIMITED: 'Zu viele Buchungsversuche für diese Person; bitte gleich noch einmal.',
-    UNAVAILABLE: 'Der Dienst ist gerade nicht erreichbar; bitte gleich noch einmal.'
-  };
-
-  function claims(tok) {
-    try {
-      return JSON.parse(atob(tok.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
-    } catch (e) {
-      return null;
-    }
-  }
-
-  function usable(tok) {
-    const c = claims(tok);
-    return !!c && ['doctor', 'staff', 'admin'].indexOf(c.role) >= 0 &&
-      !(typeof c.exp === 'number' && c.exp * 1000 < Date.now());
-  }
-
-  function notify(text, problem) {
+  // notify shows a notice made anew in each language the page switches to.
+  function notify(make, problem) {
+    state.notice = make ? { make: make, problem: problem } : null;
     const n = $('notice');
-    n.textContent = text;
+    n.hidden = !make;
+    if (!make) return;
+    n.textContent = make();
     n.className = problem ? 'notice problem' : 'notice';
-    n.hidden = false;
   }
 
-  // api sends one request and answers {status, body, retryAfter}.
+  // apply puts the texts of the current language into the page.
+  function apply() {
+    document.documentElement.lang = L.lang();
+    document.title = t('title');
+    document.querySelectorAll('[data-t]').forEach(function (e) { e.textContent = t(e.dataset.t); });
+    document.querySelectorAll('[data-t-aria]').forEach(function (e) { e.setAttribute('aria-label', t(e.dataset.tAria)); });
+    document.querySelectorAll('#p-langs button').forEach(function (b) { b.setAttribute('aria-pressed', String(b.dataset.lang === L.lang())); });
+    if (state.why) $('p-signin-why').textContent = t(state.why);
+    if (state.notice) notify(state.notice.make, state.notice.problem);
+    if (state.role) showWho();
+    render();
+  }
+
+  function setLang(l) {
+    L.set(l);
+    apply();
+  }
+
+  // api sends one request and answers {status, body, retryAfter}; a lost
+  // connection is status 0.
   async function api(method, path, body, key) {
     const headers = { Authorization: 'Bearer ' + signin.token() };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (key) headers['Idempotency-Key'] = key;
-    const res = await fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    let res;
+    try {
+      res = await fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      return { status: 0, body: null, retryAfter: 1 };
+    }
     let data = null;
     try { data = await res.json(); } catch (e) { data = null; }
-    if (res.status === 401) signOut('Der Zugangsschlüssel wurde abgelehnt.');
+    if (res.status === 401) signOut('tokenRefused');
     return { status: res.status, body: data, retryAfter: Number(res.headers.get('Retry-After')) || 1 };
   }
 
-  function problemText(r) {
+  function problem(r) {
     const code = r.body && r.body.code;
-    return TEXTS[code] || ((r.body && r.body.detail) || 'Die Anfrage ist fehlgeschlagen.') + (code ? ' (' + code + ')' : '');
-  }
-
-  function time(iso) {
-    return new Intl.DateTimeFormat('de-DE', { timeZone: ZONE, hour: '2-digit', minute: '2-digit' }).format(new Date(iso));
-  }
-
-  function today() {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: ZONE }).format(new Date());
+    notify(function () {
+      if (r.status === 0) return t('offline');
+      return code && L.has(code) ? t(code) : t('failed', { status: r.status });
+    }, true);
   }
 
   // signOut shows the sign-in again, the token dropped: the provider's
   // button, or the field for a pasted token.
   function signOut(why) {
     signin.drop();
-    $('p-day').hidden = true;
-    $('p-signout').hidden = true;
+    state.role = '';
+    state.why = why || '';
+    ['p-desk', 'p-signout', 'p-who'].forEach(function (id) { $(id).hidden = true; });
     $('p-signin').hidden = false;
     $('p-signin-form').hidden = signin.provider();
     $('p-signin-provider').hidden = !signin.provider();
-    if (why) $('p-signin-why').textContent = why;
+    $('p-signin-why').textContent = t(state.why || 'signinWhy');
   }
 
-  // signIn keeps a pasted token of a doctor, staff or an admin.
   function signIn(tok) {
     tok = (tok || '').trim();
     if (!usable(tok)) {
-      signOut('Dieser Zugangsschlüssel gehört keiner Praxis, keiner Ärztin und keinem Arzt, oder er ist abgelaufen.');
+      signOut('signinWrongRole');
       return;
     }
     signin.paste(tok);
     signedIn();
   }
 
-  // signedIn shows the day; a doctor's own number is filled in.
-  function signedIn() {
-    $('p-signin').hidden = true;
-    $('p-day').hidden = false;
-    $('p-signout').hidden = false;
-    const c = claims(signin.token()) || {};
-    if (c.doctorId && !$('p-doctor').value) $('p-doctor').value = String(c.doctorId);
-    if (!$('p-date').value) $('p-date').value = today();
+  function showWho() {
+    const c = state.me;
+    const role = t({ admin: 'roleAdmin', staff: 'roleStaff', doctor: 'roleDoctor' }[state.role]);
+    const name = c.name || c.preferred_username || c.sub || '';
+    const p = state.practices.find(function (x) { return x.id === state.practice; });
+    const practice = state.practice ? (p && p.name) || t('practiceN', { id: state.practice }) : '';
+    $('p-who').textContent = practice ? t('whoAt', { name: name, role: role, practice: practice }) : t('who', { name: name, role: role });
+    $('p-who').hidden = false;
   }
 
+  async function signedIn() {
+    state.me = claims(signin.token()) || {};
+    state.role = roleOf(state.me);
+    state.why = '';
+    $('p-signin').hidden = true;
+    $('p-desk').hidden = false;
+    $('p-signout').hidden = false;
+    if (!$('p-date').value) $('p-date').value = today();
+    showWho();
+    await people.load(state, api, problem);
+    practiceChosen();
+  }
+
+  // practiceChosen takes the doctors of the chosen practice as the columns.
+  function practiceChosen() {
+    state.doctors = state.all.filter(function (d) { return state.role === 'doctor' || d.practice === state.practice; });
+    $('p-practice-field').hidden = state.role !== 'admin';
+    showWho();
+    fillScope();
+    if (state.role === 'admin' && !state.practice) notify(function () { return t('pickPractice'); });
+    else if (!state.doctors.length) notify(function () { return t('noDoctors'); });
+    load();
+  }
+
+  function fillScope() {
+    const sel = $('p-scope');
+    sel.textContent = '';
+    const all = new Option(t('scopeAll'), 'all');
+    sel.appendChild(all);
+    columns().forEach(function (d) { sel.appendChild(new Option(d.name, String(d.id))).translate = !d.named; });
+    if (state.doctors.length === 1) state.scope = String(state.doctors[0].id);
+    if (!state.doctors.some(function (d) { return String(d.id) === state.scope; })) state.scope = 'all';
+    sel.value = state.scope;
+    all.textContent = t('scopeAll');
+  }
+
+  function weekDates() {
+    const day = $('p-date').value || today();
+    const dow = (new Date(day + 'T12:00:00Z').getUTCDay() + 6) % 7; // Monday 0
+    const from = addDays(day, -dow);
+    return [0, 1, 2, 3, 4, 5, 6].map(function (i) { return addDays(from, i); });
+  }
+
+  // columns are the doctors shown, each named in the page's language when
+  // it has no name on record.
+  function columns() {
+    return state.doctors.map(function (d) { return { id: d.id, name: d.name || t('doctorN', { id: d.id }), named: !!d.name }; });
+  }
+
+  function weekDoctors() {
+    return columns().filter(function (d) { return state.scope === 'all' || String(d.id) === state.scope; });
+  }
+
+  // load fetches what the current view shows and draws it.
   async function load() {
-    const doctor = $('p-doctor').value, date = $('p-date').value;
-    if (!doctor || !date) return;
-    const r = await api('GET', '/api/doctors/' + encodeURIComponent(doctor) + '/appointments?date=' + encodeURIComponent(date));
-    if (r.status !== 200) {
-      day = null;
-      render();
-      notify(problemText(r), true);
+    const date = $('p-date').value;
+    if (!date || !state.doctors.length) { render(); return; }
+    const asks = [];
+    if (state.view === 'day') {
+      state.days = {};
+      state.doctors.forEach(function (d) { asks.push({ key: d.id, doctor: d.id, date: date, into: state.days }); });
+    } else {
+      state.week = {};
+      weekDoctors().forEach(function (d) {
+        weekDates().forEach(function (day) { asks.push({ key: d.id + '/' + day, doctor: d.id, date: day, into: state.week, reason: 'week overview' }); });
+      });
+    }
+    const answers = await Promise.all(asks.map(function (a) {
+      return api('GET', '/api/doctors/' + a.doctor + '/appointments?date=' + a.date + (a.reason ? '&reason=' + encodeURIComponent(a.reason) : ''));
+    }));
+    let failed = null;
+    answers.forEach(function (r, i) {
+      if (r.status === 200) asks[i].into[asks[i].key] = r.body;
+      else failed = failed || r;
+    });
+    render();
+    if (failed) problem(failed);
+  }
+
+  // render draws the current view from what was fetched, keeping the focus
+  // on the same button when it is drawn again.
+  function render() {
+    const a = document.activeElement;
+    const keep = a && a.closest && a.closest('.grid') && a.dataset.action ? a.dataset : null;
+    const day = state.view === 'day';
+    $('p-grid-wrap').hidden = !day;
+    $('p-week-wrap').hidden = day;
+    $('p-prev').textContent = t(day ? 'prevDay' : 'prevWeek');
+    $('p-next').textContent = t(day ? 'nextDay' : 'nextWeek');
+    $('p-view-day').setAttribute('aria-pressed', String(day));
+    $('p-view-week').setAttribute('aria-pressed', String(!day));
+    $('p-scope-field').hidden = day || state.doctors.length < 2;
+    $('p-caller-title').hidden = $('p-caller').hidden = !day;
+    if ($('p-scope').options.length) $('p-scope').options[0].textContent = t('scopeAll');
+    people.fillPractices(state, t);
+    if (!$('p-date').value || !state.doctors.length) {
+      $('p-grid').textContent = $('p-week').textContent = $('p-summary').textContent = '';
       return;
     }
-    day = r.body;
-    render();
-  }
-
-  function button(text, action, data) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = text;
-    b.dataset.action = action;
-    Object.keys(data).forEach(function (k) { b.dataset[k] = data[k]; });
-    return b;
-  }
-
-  function patientItem(a) {
-    const li = document.createElement('li');
-    li.className = 'appt';
-    li.dataset.appointment = a.id;
-    const who = a.patientName || ('Patient Nr. ' + a.patientId);
-    const minutes = Math.round((new Date(a.endAt) - new Date(a.startAt)) / 60000);
-    const mark = a.attendance === 'ATTENDED' ? ' – erschienen' : a.attendance === 'NO_SHOW' ? ' – nicht erschienen' : '';
-    const span = document.createElement('span');
-    span.className = 'who';
-    span.textContent = who + ' (' + minutes + ' Min.' + (a.status === 'HELD' ? ', vorgemerkt' : '') +
-      (a.insurance ? ', ' + a.insurance : '') + ')' + mark;
-    li.appendChild(span);
-    li.appendChild(button('Erschienen', 'attended', { appointment: a.id }));
-    li.appendChild(button('Nicht erschienen', 'noshow', { appointment: a.id }));
-    return li;
-  }
-
-  function slotRow(s) {
-    const tr = document.createElement('tr');
-    tr.dataset.slot = s.id;
-    if (s.blocked) tr.className = 'blocked';
-    const cells = [time(s.startAt), s.blocked ? 'gesperrt' : s.booked + ' von ' + s.capacity];
-    cells.forEach(function (t) { const td = document.createElement('td'); td.textContent = t; tr.appendChild(td); });
-    const list = document.createElement('ul');
-    day.appointments.filter(function (a) { return a.slotId === s.id; }).forEach(function (a) { list.appendChild(patientItem(a)); });
-    const who = document.createElement('td');
-    who.appendChild(list);
-    tr.appendChild(who);
-    const act = document.createElement('td');
-    act.appendChild(s.blocked ? button('Freigeben', 'unblock', { slot: s.id }) : button('Sperren', 'block', { slot: s.id }));
-    tr.appendChild(act);
-    return tr;
-  }
-
-  function render() {
-    const body = $('p-slots').querySelector('tbody');
-    body.textContent = '';
-    const select = $('p-caller-slot');
-    select.textContent = '';
-    if (!day) { $('p-summary').textContent = ''; return; }
-    let free = 0, blocked = 0;
-    day.slots.forEach(function (s) {
-      body.appendChild(slotRow(s));
-      if (s.blocked) { blocked++; return; }
-      free += s.capacity - s.booked;
-      if (s.booked < s.capacity && new Date(s.startAt) > new Date()) {
-        const o = document.createElement('option');
-        o.value = s.id;
-        o.textContent = time(s.startAt) + ' (' + (s.capacity - s.booked) + ' frei)';
-        select.appendChild(o);
-      }
-    });
-    $('p-summary').textContent = day.appointments.length + ' Termine, ' + free + ' Plätze frei, ' + blocked + ' gesperrt';
-  }
-
-  async function block(op, target) {
-    const r = await api('POST', '/api/doctors/' + encodeURIComponent($('p-doctor').value) + '/' + op, target);
-    if (r.status !== 200) { notify(problemText(r), true); return; }
-    if (op === 'block') {
-      const told = r.body.cancelled.length, later = r.body.pending.length;
-      notify(r.body.slots.length + ' Uhrzeit(en) gesperrt. ' + told + ' Termin(e) abgesagt; die Patientinnen und Patienten werden benachrichtigt.' +
-        (later ? ' ' + later + ' Absage(n) folgen in Kürze.' : ''));
+    if (day) {
+      const c = view.day($('p-grid'), columns(), state.days, $('p-date').value, fmt);
+      $('p-summary').textContent = t('summary', c);
+      window.TerminPraxisCaller.fill();
     } else {
-      notify(r.body.slots.length + ' Uhrzeit(en) freigegeben. ' + r.body.offers + ' Platz/Plätze der Warteliste angeboten.');
+      const c = view.week($('p-week'), weekDoctors(), weekDates(), state.week, fmt);
+      $('p-summary').textContent = t('summary', c);
     }
+    if (keep) refocus(keep);
+  }
+
+  function refocus(d) {
+    const sel = ['action', 'slot', 'appointment', 'doctor', 'date'].filter(function (k) { return d[k]; })
+      .map(function (k) { return '[data-' + k + '="' + d[k] + '"]'; }).join('');
+    const other = { block: 'unblock', unblock: 'block', 'block-day': 'unblock-day', 'unblock-day': 'block-day' }[d.action];
+    const b = document.querySelector('.grid button' + sel) ||
+      (other && document.querySelector('.grid button' + sel.replace('"' + d.action + '"', '"' + other + '"')));
+    if (b) b.focus();
+  }
+
+  function act(b) {
+    const d = b.dataset;
+    if (d.action === 'block' || d.action === 'unblock') block(d.action, d.doctor, { slotId: Number(d.slot) });
+    if (d.action === 'block-day' || d.action === 'unblock-day') block(d.action.replace('-day', ''), d.doctor, { date: $('p-date').value });
+    if (d.action === 'attended') attendance(d.appointment, 'ATTENDED');
+    if (d.action === 'noshow') attendance(d.appointment, 'NO_SHOW');
+    if (d.action === 'book') window.TerminPraxisCaller.pick(d.doctor, d.slot);
+    if (d.action === 'open-day') go(function () { $('p-date').value = d.date; state.view = 'day'; });
+  }
+
+  async function block(op, doctor, target) {
+    const r = await api('POST', '/api/doctors/' + encodeURIComponent(doctor) + '/' + op, target);
+    if (r.status !== 200) { problem(r); return; }
+    const b = r.body;
+    notify(op === 'block'
+      ? function () { return t('blockedDone', { slots: b.slots.length, cancelled: b.cancelled.length }) + (b.pending.length ? ' ' + t('blockedLater', { n: b.pending.length }) : ''); }
+      : function () { return t('unblockedDone', { slots: b.slots.length, offers: b.offers }); });
     await load();
   }
 
   async function attendance(id, mark) {
     const r = await api('POST', '/api/appointments/' + id + '/attendance', { attendance: mark });
-    if (r.status !== 200) { notify(problemText(r), true); return; }
-    notify(mark === 'NO_SHOW' ? 'Als nicht erschienen eingetragen.' : 'Als erschienen eingetragen.');
+    if (r.status !== 200) { problem(r); return; }
+    notify(function () { return t(mark === 'NO_SHOW' ? 'markedNoShow' : 'markedAttended'); });
     await load();
   }
 
-  function newKey() {
-    const b = new Uint8Array(16);
-    crypto.getRandomValues(b);
-    return 'praxis-' + Array.from(b, function (x) { return x.toString(16).padStart(2, '0'); }).join('');
+  // go shows another day, week or view; the notice of what was done before
+  // goes.
+  function go(change) {
+    notify(null);
+    change();
+    load();
   }
 
-  // bookForCaller keeps the booking's key until it is decided, so that a
-  // repeat (a 202, a reload) is the same booking, never a second one.
-  async function bookForCaller(pending) {
-    sessionStorage.setItem(PENDING, JSON.stringify(pending));
-    for (;;) {
-      const r = await api('POST', '/api/doctors/' + pending.doctor + '/appointments', pending.body, pending.key);
-      if (r.status === 202) {
-        notify('Die Buchung wartet in der Schlange (Position ' + (r.body && r.body.position) + ').');
-        await new Promise(function (ok) { setTimeout(ok, r.retryAfter * 1000); });
-        continue;
-      }
-      sessionStorage.removeItem(PENDING);
-      if (r.status === 200 || r.status === 201) {
-        notify('Gebucht: ' + time(r.body.startAt || day.slots.find(function (s) { return s.id === r.body.slotId; }).startAt) +
-          ' für Patient Nr. ' + r.body.patientId + '.');
-        $('p-caller-patient').value = '';
-        await load();
-      } else {
-        notify(problemText(r), true);
-      }
-      return;
-    }
+  function step(n) {
+    $('p-date').value = addDays($('p-date').value || today(), state.view === 'day' ? n : 7 * n);
   }
 
   function wire() {
-    $('p-signin-form').addEventListener('submit', function (e) {
-      e.preventDefault();
-      signIn($('p-token').value);
-      load();
-    });
+    $('p-langs').addEventListener('click', function (e) { const b = e.target.closest('button'); if (b) setLang(b.dataset.lang); });
+    $('p-signin-form').addEventListener('submit', function (e) { e.preventDefault(); signIn($('p-token').value); });
     $('p-signin-provider').addEventListener('click', function () { signin.signIn(); });
     $('p-signout').addEventListener('click', function () { signin.signOut(); signOut(''); });
-    signin.onRenewed(function (tok) { if (!tok) signOut('Die Anmeldung ist abgelaufen. Bitte melden Sie sich neu an.'); });
+    signin.onRenewed(function (tok) { if (!tok) signOut('signinExpired'); });
     $('p-pick').addEventListener('submit', function (e) { e.preventDefault(); load(); });
-    $('p-block-day').addEventListener('click', function () { block('block', { date: $('p-date').value }); });
-    $('p-unblock-day').addEventListener('click', function () { block('unblock', { date: $('p-date').value }); });
-    $('p-slots').addEventListener('click', function (e) {
-      const b = e.target.closest('button');
-      if (!b) return;
-      if (b.dataset.action === 'block' || b.dataset.action === 'unblock') block(b.dataset.action, { slotId: Number(b.dataset.slot) });
-      if (b.dataset.action === 'attended') attendance(b.dataset.appointment, 'ATTENDED');
-      if (b.dataset.action === 'noshow') attendance(b.dataset.appointment, 'NO_SHOW');
+    $('p-date').addEventListener('change', function () { go(function () {}); });
+    $('p-prev').addEventListener('click', function () { go(function () { step(-1); }); });
+    $('p-next').addEventListener('click', function () { go(function () { step(1); }); });
+    $('p-today').addEventListener('click', function () { go(function () { $('p-date').value = today(); }); });
+    $('p-view-day').addEventListener('click', function () { go(function () { state.view = 'day'; }); });
+    $('p-view-week').addEventListener('click', function () { go(function () { state.view = 'week'; }); });
+    $('p-scope').addEventListener('change', function () { go(function () { state.scope = $('p-scope').value; }); });
+    $('p-practice').addEventListener('change', function () {
+      state.practice = Number($('p-practice').value) || 0;
+      sessionStorage.setItem(PRACTICE, String(state.practice));
+      notify(null);
+      practiceChosen();
     });
-    $('p-caller').addEventListener('submit', function (e) {
-      e.preventDefault();
-      bookForCaller({ doctor: $('p-doctor').value, key: newKey(),
-        body: { slotId: Number($('p-caller-slot').value), patientId: Number($('p-caller-patient').value) } });
+    ['p-grid', 'p-week'].forEach(function (id) {
+      $(id).addEventListener('click', function (e) { const b = e.target.closest('button'); if (b) act(b); });
+      view.arrows($(id));
     });
+    window.TerminPraxisCaller.wire(state, api, { t: t, fmt: fmt, columns: columns, notify: notify, problem: problem, load: load, pending: PENDING });
   }
 
   async function start() {
     wire();
+    apply();
     const s = await signin.start('/praxis', TOKEN);
     if (!s.token || (!s.provider && !usable(s.token))) {
-      signOut(s.error ? 'Die Anmeldung hat nicht geklappt. Bitte versuchen Sie es noch einmal.' : '');
+      signOut(s.error ? 'signinFailed' : '');
       return;
     }
-    signedIn();
-    const waiting = sessionStorage.getItem(PENDING);
-    if (waiting) bookForCaller(JSON.parse(waiting));
+    if (!roleOf(claims(s.token))) {
+      signOut('signinWrongRole'); // a patient signed in at the provider
+      return;
+    }
+    state.practice = Number(sessionStorage.getItem(PRACTICE)) || 0;
+    await signedIn();
+    window.TerminPraxisCaller.resume();
   }
 
   start();
