@@ -13,17 +13,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 )
 
-// press presses one key (kb.Enter, " ", kb.ArrowDown …), with Shift when
-// shift is set.
-func (p *tab) press(key string, shift bool) {
-	p.t.Helper()
-	var opts []chromedp.KeyOption
-	if shift {
-		opts = append(opts, chromedp.KeyModifiers(chromedp.ModifierShift))
-	}
-	p.run("press "+key, chromedp.KeyEvent(key, opts...))
-}
-
 // focused fails the test unless the focus is on sel and visibly so.
 func (p *tab) focused(sel string) {
 	p.t.Helper()
@@ -50,18 +39,18 @@ func TestPracticeDeskKeyboard(t *testing.T) {
 
 	p := d.staffTab(t)
 	p.tabTo(`#p-langs button[data-lang=tr]`)
-	p.press(kb.Enter, false)
+	p.press(kb.Enter)
 	p.waitFor("Turkish", `document.documentElement.lang === 'tr'`)
 	p.focused(`#p-langs button[data-lang=tr]`)
-	p.press(kb.Tab, true)
-	p.press(kb.Tab, true)
+	p.press(kb.Tab, chromedp.ModifierShift)
+	p.press(kb.Tab, chromedp.ModifierShift)
 	p.focused(`#p-langs button[data-lang=de]`)
-	p.press(" ", false)
+	p.press(" ")
 	p.waitFor("German", `document.documentElement.lang === 'de' && localStorage.getItem('termin.lang') === 'de'`)
 
 	p.tabTo("#p-next")
-	p.press(kb.Enter, false)
-	p.press(kb.Enter, false)
+	p.press(kb.Enter)
+	p.press(kb.Enter)
 	p.waitFor("the day after tomorrow", fmt.Sprintf(`document.querySelector('#p-grid td[data-slot="%d"]')`, booked))
 	p.tabTo(`#p-grid button[data-action=block-day][data-doctor="42"]`)
 	p.focused(`#p-grid button[data-action=block-day][data-doctor="42"]`)
@@ -73,22 +62,22 @@ func TestPracticeDeskKeyboard(t *testing.T) {
 		{kb.ArrowRight, `button[data-action=block-day][data-doctor="43"]`},
 		{kb.ArrowDown, fmt.Sprintf(`button[data-action=block][data-slot="%d"]`, other)},
 	} {
-		p.press(step.key, false)
+		p.press(step.key)
 		p.focused("#p-grid " + step.want)
 	}
-	p.press(" ", false)
+	p.press(" ")
 	p.waitNotice("blockedDone", map[string]any{"slots": 1, "cancelled": 0})
 	p.focused(fmt.Sprintf(`#p-grid button[data-action=unblock][data-slot="%d"]`, other))
 
-	p.press(kb.ArrowLeft, false)
-	p.press(kb.ArrowDown, false)
+	p.press(kb.ArrowLeft)
+	p.press(kb.ArrowDown)
 	p.focused(fmt.Sprintf(`#p-grid button[data-action=block][data-slot="%d"]`, free))
-	p.press(kb.Tab, false)
+	p.press(kb.Tab)
 	p.focused(fmt.Sprintf(`#p-grid button[data-action=book][data-slot="%d"]`, free))
-	p.press(kb.Enter, false)
+	p.press(kb.Enter)
 	p.focused("#p-caller-patient")
 	p.run("type the caller's number", chromedp.KeyEvent("301"))
-	p.press(kb.Enter, false)
+	p.press(kb.Enter)
 	p.waitNotice("booked", map[string]any{"time": "11:00", "doctor": "Dr. Anna Weber", "patient": p.tx("patientN", map[string]any{"id": 301})})
 	if n := s.queryInt(`SELECT count(*) FROM appointment WHERE slot_id = $1 AND patient_id = 301 AND status = 'BOOKED'`, free); n != 1 {
 		t.Errorf("the caller's booking: %d rows, want 1", n)
