@@ -55,7 +55,8 @@ func (f *fairRun) oneClick(ctx context.Context, a account) {
 
 // bot repeats one key over all its connections every BotPause (bots ignore
 // Retry-After), and replaces a refused key at once by a new one on a slot
-// not yet refused as full, as long as the limit allows. More keys at once
+// not yet refused as full, as long as the limit allows; each key names the
+// morning's other times too (named). More keys at once
 // would gain nothing (a patient's keys in one opening hold one place) and
 // would spend the limit that a refusal's new key needs. It stops once it has
 // booked or every slot of its doctor has been refused as full.
@@ -127,7 +128,8 @@ func (b *botAccount) connection(ctx context.Context) {
 			sleepUntil(ctx, time.Now().Add(b.f.o.BotPause))
 			continue
 		}
-		status, _, code := b.f.post(ctx, b.a.patient, []int64{k.slot}, b.a.slots, k.key, &b.f.botReqs)
+		named := b.named(k.slot)
+		status, _, code := b.f.post(ctx, b.a.patient, named, b.a.slots, k.key, &b.f.botReqs)
 		switch status {
 		case http.StatusCreated, http.StatusOK:
 			b.mu.Lock()
@@ -138,8 +140,10 @@ func (b *botAccount) connection(ctx context.Context) {
 			sleepUntil(ctx, time.Now().Add(b.f.o.BotPause))
 		default: // refused: the next round makes a new key on another slot
 			b.mu.Lock()
-			if code == "SLOT_FULL" {
-				b.full[k.slot] = true
+			if code == "SLOT_FULL" { // none of the times named had a place
+				for _, s := range named {
+					b.full[s] = true
+				}
 			}
 			if b.key == k {
 				b.key = botKey{}
@@ -147,6 +151,27 @@ func (b *botAccount) connection(ctx context.Context) {
 			b.mu.Unlock()
 		}
 	}
+}
+
+// named is what a bot's key asks for: its slot first, then, as a page
+// patient's click does, every other time of the morning not yet refused
+// as full. A bot uses whatever the API offers a client, and a list of
+// times is part of it: a bot naming one time at a time would only show
+// that a weaker bot loses, not that the line is fair. With OneSlot,
+// neither class names more than one.
+func (b *botAccount) named(slot int64) []int64 {
+	out := []int64{slot}
+	if b.f.o.OneSlot {
+		return out
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.a.morning {
+		if s != slot && !b.full[s] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // post sends one booking of the slots named (slotId for one, slotIds for
