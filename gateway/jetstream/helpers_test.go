@@ -253,3 +253,17 @@ func decision(t *testing.T, ch <-chan shared.Decision) (shared.Decision, bool) {
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// streamMsgs is how many messages the booking stream holds.
+func (b *bus) streamMsgs() uint64 {
+	b.t.Helper()
+	s, err := b.js.Stream(b.t.Context(), b.cfg.Namespace.Name(shared.StreamName))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	info, err := s.Info(b.t.Context())
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return info.State.Msgs
+}

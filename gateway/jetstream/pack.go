@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+	"golang.org/x/sync/singleflight"
 	"termin/shared"
 )
 
@@ -51,9 +52,11 @@ type pack struct {
 	msg       *nats.Msg
 	err       error
 	// acked is the stream's PubAck once a late command had the envelope
-	// published again with one (confirm).
-	mu    sync.Mutex
-	acked *jetstream.PubAck
+	// published again with one (confirm); flight makes the envelope's late
+	// commands share one such publish.
+	mu     sync.Mutex
+	acked  *jetstream.PubAck
+	flight singleflight.Group
 }
 
 // packed is one command of a pack, with what it needs to travel alone.
@@ -125,18 +128,29 @@ func (p *packer) landed(part int) {
 
 // confirm publishes the pack again with a PubAck for its late command cmd,
 // once for all of its commands: at 07:00 a whole envelope is late at once,
-// and the first PubAck answers for every command in it. A publish that
-// failed is tried again by the next late command.
+// and the first PubAck answers for every command in it. The envelope's
+// other late commands share the publish under way rather than wait for it
+// one after the other: each wait may last a place in the line of
+// confirmations and a PublishTimeout, and an envelope of fifty commands
+// cut off with its stream's leader took minutes to be heard of again. A
+// publish that failed is tried again by the next late command.
 func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error) {
-	pk.mu.Lock()
-	defer pk.mu.Unlock()
-	if pk.acked != nil {
-		return pk.acked, nil
-	}
-	ack, err := q.publish(context.Background(), pk.msg, cmd)
-	if err == nil {
-		pk.acked = ack
-	}
+	v, err, _ := pk.flight.Do("", func() (any, error) {
+		pk.mu.Lock()
+		acked := pk.acked
+		pk.mu.Unlock()
+		if acked != nil {
+			return acked, nil
+		}
+		ack, err := q.confirmBounded(func() (*jetstream.PubAck, error) { return q.publish(context.Background(), pk.msg, cmd) })
+		if err == nil {
+			pk.mu.Lock()
+			pk.acked = ack
+			pk.mu.Unlock()
+		}
+		return ack, err
+	})
+	ack, _ := v.(*jetstream.PubAck)
 	return ack, err
 }
 

@@ -50,7 +50,10 @@ func (q *Queue) Submit(ctx context.Context, doctorID int64, msgID string, cmd sh
 			forget()
 			return nil, err
 		}
-		go q.follow(out, ch, forget, func() (*jetstream.PubAck, error) { return q.publish(context.Background(), msg, cmd) }, false, cmd, sent)
+		confirm := func() (*jetstream.PubAck, error) {
+			return q.confirmBounded(func() (*jetstream.PubAck, error) { return q.publish(context.Background(), msg, cmd) })
+		}
+		go q.follow(out, ch, forget, confirm, false, cmd, sent)
 		return out, nil
 	}
 	ack, err := q.publish(ctx, msg, cmd)
@@ -164,7 +167,7 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 			return
 		}
 		over = q.silence.over()
-		ack, err := q.confirmBounded(confirm)
+		ack, err := confirm()
 		switch {
 		case err == nil:
 			q.await(out, ch, forget, cmd, ack.Duplicate, q.firstRead(own), sent)
@@ -186,23 +189,39 @@ func (q *Queue) follow(out chan<- shared.Decision, ch <-chan shared.Decision, fo
 // way at once, of all commands of this gateway. While the stream has no
 // leader each one waits PublishTimeout for nothing, and thousands of
 // commands waiting behind a slow booker, each published again every few
-// seconds, were load enough to keep the booker slow: past the bound a
-// command waits for its decision a while longer instead.
+// seconds, were load enough to keep the booker slow.
 const maxConfirming = 64
 
-// errConfirmsBusy is a confirmation not tried: maxConfirming are under way.
+// maxConfirmQueue bounds how long a confirmation waits in line for one of
+// the maxConfirming places; past it the command waits for its decision a
+// while longer instead. The line is first come, first served (a channel's
+// waiting senders are), and its places pass on the moment one is free:
+// turned away at once and trying again a quarter second later, the
+// thousands of commands of a NATS node's cut, woken together by the new
+// leader's first PubAck, reached it 64 a quarter second, and the clicks of
+// the cut's first seconds waited 8 s for their decisions.
+const maxConfirmQueue = maxConfirmPause
+
+// errConfirmsBusy is a confirmation not tried: maxConfirming were under
+// way for all of maxConfirmQueue.
 var errConfirmsBusy = errors.New("too many confirmations under way")
 
-// confirmBounded runs confirm unless maxConfirming confirmations are
-// under way.
+// confirmBounded runs confirm once it holds one of maxConfirming places,
+// waiting up to maxConfirmQueue for it.
 func (q *Queue) confirmBounded(confirm func() (*jetstream.PubAck, error)) (*jetstream.PubAck, error) {
 	select {
 	case q.confirming <- struct{}{}:
-		defer func() { <-q.confirming }()
-		return confirm()
 	default:
-		return nil, errConfirmsBusy
+		line := time.NewTimer(maxConfirmQueue)
+		defer line.Stop()
+		select {
+		case q.confirming <- struct{}{}:
+		case <-line.C:
+			return nil, errConfirmsBusy
+		}
 	}
+	defer func() { <-q.confirming }()
+	return confirm()
 }
 
 // firstRead is when a late command found a duplicate first reads its key's
