@@ -33,7 +33,7 @@ type Budget struct {
 // Table is every budget, by scenario. A scenario without one (day) is held
 // to its invariants alone; fairness is judged by its own intervals (the
 // one-click / bot win ratio's, overall and after the draw, each within
-// 0.9–1.1: scenario.FairnessReport.Fair).
+// 0.9–1.1: report.Fairness.Fair).
 var Table = []Budget{
 	{loadtest.ScenarioOpening, "booking answers p99, every status (ANSWERS: POST all)", 50, true, "ms", answers("POST all")},
 	{loadtest.ScenarioOpening, "slot-list reads p99 (ANSWERS: GET all)", 20, true, "ms", answers("GET all")},

@@ -3,6 +3,8 @@ package scenario
 import (
 	"time"
 
+	"termin/loadtest/report"
+
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
@@ -40,7 +42,7 @@ func PlacesLeft(in []FairAccount, openings int) []int { return placesLeft(accoun
 
 // FairReport is the report of a run of the accounts in which each patient
 // booked as many places as booked says.
-func FairReport(in []FairAccount, openings int, booked map[int64]int, places int) FairnessReport {
+func FairReport(in []FairAccount, openings int, booked map[int64]int, places int) report.Fairness {
 	f := &fairRun{o: FairnessOptions{Waves: 1, Doctors: openings}}
 	return f.report(accountsOf(in), booked, placesLeft(accountsOf(in), openings), places)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"termin/loadtest"
+	"termin/loadtest/report"
 )
 
 // FairnessOptions shape the fairness scenario: Waves × Doctors openings of
@@ -104,11 +105,11 @@ type account struct {
 
 // RunFairness seeds the openings, runs both classes against them and reads
 // who booked from the database.
-func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error) {
+func RunFairness(ctx context.Context, o FairnessOptions) (report.Fairness, error) {
 	o = o.WithDefaults()
 	pool, err := openPool(ctx, o.DatabaseURL, 4)
 	if err != nil {
-		return FairnessReport{}, err
+		return report.Fairness{}, err
 	}
 	defer pool.Close()
 	id := loadtest.NewIDs(o.Seed)
@@ -120,7 +121,7 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 	}
 	slots, err := seedSlots(ctx, pool, id, o.Zone, grids, io.Discard)
 	if err != nil {
-		return FairnessReport{}, err
+		return report.Fairness{}, err
 	}
 	accounts := o.accounts(id, slots, first)
 	left := placesLeft(accounts, o.Waves*o.Doctors)
@@ -133,7 +134,7 @@ func RunFairness(ctx context.Context, o FairnessOptions) (FairnessReport, error)
 	wg.Wait()
 	booked, err := bookedPerPatient(ctx, pool, slots)
 	if err != nil {
-		return FairnessReport{}, err
+		return report.Fairness{}, err
 	}
 	return f.report(accounts, booked, left, len(slots)), nil
 }
