@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"time"
 
@@ -103,15 +104,15 @@ func (f *Front) screen(ctx context.Context, req BookRequest) (Slot, bool, error)
 	return slot, repeat, nil
 }
 
-// choose returns the slot whose line the request joins: its slot, or the
-// first of its alternatives neither known full nor started (else the most
-// telling refusal of theirs: full before closed). Alternatives must all
-// exist and be one doctor's.
+// choose returns the slot whose line the request joins: its slot, or one
+// of its alternatives neither known full nor started (lineOf; else the
+// most telling refusal of theirs: full before closed). Alternatives must
+// all exist and be one doctor's.
 func (f *Front) choose(ctx context.Context, req BookRequest) (Slot, error) {
 	if len(req.SlotIDs) == 0 {
 		return f.open(ctx, req.SlotID, req.PatientID)
 	}
-	var first Slot
+	var open []Slot
 	var doctor int64
 	var refusal error
 	for _, id := range req.SlotIDs {
@@ -127,18 +128,28 @@ func (f *Front) choose(ctx context.Context, req BookRequest) (Slot, error) {
 			return Slot{}, ErrMixedDoctors
 		}
 		doctor = slot.DoctorID
-		switch {
-		case !slot.StartAt.After(f.Clock.Now()):
+		if !slot.StartAt.After(f.Clock.Now()) {
 			refusal = cmp.Or(refusal, error(ErrSlotClosed))
-		case first.ID == 0:
-			first = slot
+			continue
 		}
+		open = append(open, slot)
 	}
-	if first.ID == 0 {
+	if len(open) == 0 {
 		f.Metrics.outcome(outcomeKnownFull)
 		return Slot{}, refusal
 	}
-	return first, nil
+	return lineOf(open, req.PatientID), nil
+}
+
+// lineOf is the line a request naming alternatives waits in: one of its
+// open slots opening with the first, picked by the patient's id, the same
+// at every gateway and repeat and spread like random numbers (decision 0025).
+func lineOf(open []Slot, patientID int64) Slot {
+	same := slices.DeleteFunc(slices.Clone(open), func(s Slot) bool { return !s.OpensAt.Equal(open[0].OpensAt) })
+	x := uint64(patientID) // SplitMix64's finaliser
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return same[(x^x>>31)%uint64(len(same))]
 }
 
 // open returns the slot unless it is known full or has started.

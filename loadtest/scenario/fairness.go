@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -125,7 +126,7 @@ func RunFairness(ctx context.Context, o FairnessOptions) (report.Fairness, error
 	}
 	accounts := o.accounts(id, slots, first)
 	left := placesLeft(accounts, o.Waves*o.Doctors)
-	f := &fairRun{o: o, urls: strings.Split(o.GatewayURL, ","), http: &http.Client{Timeout: 10 * time.Second,
+	f := &fairRun{o: o, run: strconv.FormatUint(rand.Uint64(), 36), urls: strings.Split(o.GatewayURL, ","), http: &http.Client{Timeout: 10 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: o.Doctors*o.Bots*o.BotConns + 1024}}}
 	var wg sync.WaitGroup
 	for _, a := range accounts {

@@ -16,7 +16,11 @@ import (
 
 // fairRun is the scenario's clients and what they sent.
 type fairRun struct {
-	o           FairnessOptions
+	o FairnessOptions
+	// run tells this run's keys from an earlier run's with the same seed
+	// (the same patients): the decisions bucket remembers a key's decision
+	// for days, and its slot, another run's, made the repeat a reused key.
+	run         string
 	urls        []string
 	http        *http.Client
 	patientReqs atomic.Int64
@@ -39,7 +43,7 @@ func (f *fairRun) client(ctx context.Context, a account) {
 // ("any of these times", in order of time); with OneSlot only the time the
 // patient would pick.
 func (f *fairRun) oneClick(ctx context.Context, a account) {
-	key := fmt.Sprintf("fair-%d", a.patient)
+	key := fmt.Sprintf("fair-%s-%d", f.run, a.patient)
 	slots := a.morning
 	if f.o.OneSlot || len(slots) < 2 {
 		slots = []int64{a.pick}
