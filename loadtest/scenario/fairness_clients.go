@@ -17,7 +17,7 @@ import (
 // fairRun is the scenario's clients and what they sent.
 type fairRun struct {
 	o FairnessOptions
-	// run tells this run's keys from an earlier run's with the same seed
+	// run tells this run's keys (both classes') from an earlier run's with the same seed
 	// (the same patients): the decisions bucket remembers a key's decision
 	// for days, and its slot, another run's, made the repeat a reused key.
 	run         string
@@ -117,7 +117,7 @@ func (b *botAccount) current() (k botKey, ok, done bool) {
 			}
 		}
 		b.tried = true
-		b.key = botKey{fmt.Sprintf("bot-%d-%d", b.a.patient, b.rng.Int64()), slot}
+		b.key = botKey{fmt.Sprintf("bot-%s-%d-%d", b.f.run, b.a.patient, b.rng.Int64()), slot}
 	}
 	return b.key, true, false
 }
