@@ -201,30 +201,50 @@ func (p *tab) pendingKey() string {
 	return eval[string](p, `(JSON.parse(sessionStorage.getItem('termin.pending') || '{}').key || '')`)
 }
 
-// spyOnRequests counts the page's booking requests to the API and their
-// keys from now until the next reload (not the sign-in provider's).
+// spyOnRequests records the page's POST requests to the API (not the
+// sign-in provider's) from now until the next reload: their addresses,
+// Idempotency-Keys and bodies.
 func (p *tab) spyOnRequests() {
 	p.t.Helper()
 	eval[bool](p, `(() => {
-	  window.__posts = 0; window.__keys = {};
+	  window.__sent = [];
 	  const real = window.fetch;
 	  window.fetch = function (url, opts) {
-	    if (opts && opts.method === 'POST' && String(url).indexOf('/api/') === 0) { window.__posts++; window.__keys[opts.headers['Idempotency-Key']] = true; }
+	    if (opts && opts.method === 'POST' && String(url).indexOf('/api/') === 0) {
+	      window.__sent.push({url: String(url), key: opts.headers['Idempotency-Key'], body: opts.body || ''});
+	    }
 	    return real.apply(this, arguments);
 	  };
 	  return true;
 	})()`)
 }
 
+// sentRequest is one POST the page sent since spyOnRequests.
+type sentRequest struct {
+	URL  string `json:"url"`
+	Key  string `json:"key"`
+	Body string `json:"body"`
+}
+
+// requests are the POSTs the page sent since spyOnRequests, in order.
+func (p *tab) requests() []sentRequest {
+	p.t.Helper()
+	return eval[[]sentRequest](p, `window.__sent || []`)
+}
+
 // sent is how many booking requests the page sent since spyOnRequests, and
 // with which keys.
 func (p *tab) sent() (posts int, keys []string) {
 	p.t.Helper()
-	out := eval[struct {
-		Posts int      `json:"posts"`
-		Keys  []string `json:"keys"`
-	}](p, `({posts: window.__posts, keys: Object.keys(window.__keys)})`)
-	return out.Posts, out.Keys
+	seen := map[string]bool{}
+	for _, r := range p.requests() {
+		posts++
+		if !seen[r.Key] {
+			seen[r.Key] = true
+			keys = append(keys, r.Key)
+		}
+	}
+	return posts, keys
 }
 
 // screenshot saves the viewport as NAME.png into WEB_SCREENSHOTS, when set:

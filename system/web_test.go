@@ -342,7 +342,7 @@ func TestPatientPage(t *testing.T) {
 			t.Errorf("the page shows position %q, want 3 (two requests ahead)", pos)
 		}
 		key := p.pendingKey()
-		p.waitFor("a repeat of the request", `window.__posts >= 2`)
+		p.waitFor("a repeat of the request", `(window.__sent || []).length >= 2`)
 		p.waitFor("the countdown to the next repeat", `document.getElementById('wait-state').textContent.includes('Nächste')`)
 		p.screenshot("page-waiting-room")
 		if n := w.page.Limiter().Attempts(102); n != 1 {

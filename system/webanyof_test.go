@@ -37,7 +37,7 @@ func TestPageBooksAnyOfSeveralTimes(t *testing.T) {
 		p.waitText("#anyof-count", "3 Uhrzeiten gewählt.")
 		p.screenshot("page-any-of")
 		p.axeCheck("the list of times to tick")
-		p.spyOnBookings()
+		p.spyOnRequests()
 		p.click("#anyof-next")
 		p.waitFor("the confirm step", `!document.getElementById('v-confirm').hidden`)
 		if got := eval[[]string](p, `[...document.querySelectorAll('#confirm-times li')].map(li => li.textContent)`); !slices.Equal(got, []string{"08:00 Uhr", "08:15 Uhr", "09:00 Uhr"}) {
@@ -129,32 +129,24 @@ func (p *tab) boxes() []int64 {
 type sentBooking struct {
 	SlotID  int64   `json:"slotId"`
 	SlotIDs []int64 `json:"slotIds"`
-	Key     string  `json:"key"`
+	Key     string  `json:"-"`
 }
 
-// spyOnBookings records the bodies and keys of the page's bookings from
-// now until the next reload.
-func (p *tab) spyOnBookings() {
-	p.t.Helper()
-	eval[bool](p, `(() => {
-	  window.__bookings = [];
-	  const real = window.fetch;
-	  window.fetch = function (url, opts) {
-	    if (opts && opts.method === 'POST' && String(url) === '/api/appointments') {
-	      window.__bookings.push(Object.assign(JSON.parse(opts.body), {key: opts.headers['Idempotency-Key']}));
-	    }
-	    return real.apply(this, arguments);
-	  };
-	  return true;
-	})()`)
-}
-
+// bookings are the bookings (POST /api/appointments) the page sent since
+// spyOnRequests, with their bodies read.
 func (p *tab) bookings() []sentBooking {
 	p.t.Helper()
-	raw := eval[string](p, `JSON.stringify(window.__bookings || [])`)
 	var out []sentBooking
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		p.t.Fatal(err)
+	for _, r := range p.requests() {
+		if r.URL != "/api/appointments" {
+			continue
+		}
+		var b sentBooking
+		if err := json.Unmarshal([]byte(r.Body), &b); err != nil {
+			p.t.Fatal(err)
+		}
+		b.Key = r.Key
+		out = append(out, b)
 	}
 	return out
 }

@@ -53,8 +53,7 @@ type pack struct {
 	err       error
 	// acked is the stream's PubAck once a late command had the envelope
 	// published again with one (confirm); flight makes the envelope's late
-	// commands share one such publish.
-	mu     sync.Mutex
+	// commands share one such publish, and is all that reads or writes acked.
 	acked  *jetstream.PubAck
 	flight singleflight.Group
 }
@@ -136,17 +135,12 @@ func (p *packer) landed(part int) {
 // publish that failed is tried again by the next late command.
 func (pk *pack) confirm(q *Queue, cmd shared.Command) (*jetstream.PubAck, error) {
 	v, err, _ := pk.flight.Do("", func() (any, error) {
-		pk.mu.Lock()
-		acked := pk.acked
-		pk.mu.Unlock()
-		if acked != nil {
-			return acked, nil
+		if pk.acked != nil {
+			return pk.acked, nil
 		}
 		ack, err := q.confirmBounded(func() (*jetstream.PubAck, error) { return q.publish(context.Background(), pk.msg, cmd) })
 		if err == nil {
-			pk.mu.Lock()
 			pk.acked = ack
-			pk.mu.Unlock()
 		}
 		return ack, err
 	})

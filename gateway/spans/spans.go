@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
 	"termin/shared/tracing"
 )
 
@@ -26,12 +25,7 @@ import (
 const scope = "termin/gateway"
 
 // Tracer is tp's tracer for the gateway's spans; a nil tp traces nothing.
-func Tracer(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
-	}
-	return tp.Tracer(scope)
-}
+func Tracer(tp trace.TracerProvider) trace.Tracer { return tracing.Tracer(tp, scope) }
 
 // Request starts the server span of a booking request that began at start.
 // Its parent is the span context the key's earlier request left with its

@@ -17,9 +17,7 @@ import (
 // measured in one run on the same cores. Each leg's full report is in its
 // folder; the returned report is the gateway's, with the comparison.
 func runAgainstSeed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	leg := o
-	leg.OutDir = filepath.Join(o.OutDir, "whole-path")
-	whole, err := runScenario(ctx, leg, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
+	whole, err := systemLeg(ctx, o, pool, "", "whole-path")
 	if err != nil {
 		return whole, fmt.Errorf("whole path: %w", err)
 	}
@@ -44,7 +42,7 @@ func runSeedLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*l
 		leg := o
 		leg.OutDir, leg.GatewayURL, leg.BookerMetricsURL = filepath.Join(o.OutDir, "seed-baseline"), url, ""
 		leg.Seed = o.Seed + 1
-		return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+		return runScenario(ctx, leg, pool, seedDesign)
 	})
 }
 

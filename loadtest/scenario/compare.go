@@ -15,9 +15,7 @@ import (
 // seed baseline served from this process over its own pool, each on its own
 // huge slot, and reports both knees.
 func runCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	leg := o
-	leg.Scenario, leg.OutDir = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "whole-path")
-	whole, err := runScenario(ctx, leg, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
+	whole, err := systemLeg(ctx, o, pool, loadtest.ScenarioSustained, "whole-path")
 	if err != nil {
 		return whole, fmt.Errorf("whole path: %w", err)
 	}
@@ -48,7 +46,7 @@ func runBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*
 		leg := o
 		leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioSustained, filepath.Join(o.OutDir, "seed-baseline"), url
 		leg.Seed = o.Seed + 1 // its own huge slot
-		return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+		return runScenario(ctx, leg, pool, seedDesign)
 	})
 }
 

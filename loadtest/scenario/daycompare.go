@@ -18,9 +18,7 @@ import (
 // in Redis, each on doctors of its own, and sets the reads of both side by
 // side.
 func runDayCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	leg := o
-	leg.Scenario, leg.OutDir = loadtest.ScenarioDay, filepath.Join(o.OutDir, "system")
-	whole, err := runScenario(ctx, leg, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
+	whole, err := systemLeg(ctx, o, pool, loadtest.ScenarioDay, "system")
 	if err != nil {
 		return whole, fmt.Errorf("system: %w", err)
 	}
@@ -82,7 +80,7 @@ func runDayBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool)
 		{Label: loadtest.LabelDatabaseServer, Match: []string{loadtest.DatabaseServer}},
 		{Label: "redis-server", Match: []string{"redis-server"}},
 	}
-	return runScenario(ctx, leg, pool, side{generator: loadtest.LabelBaselineProcess})
+	return runScenario(ctx, leg, pool, seedDesign)
 }
 
 // readsLine sums up a leg's reads: their rate, p99 (all, and during the

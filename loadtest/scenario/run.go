@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,7 +44,7 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 	if o.AgainstSeed {
 		return runAgainstSeed(ctx, o, pool)
 	}
-	rep, err := runScenario(ctx, o, pool, side{generator: loadtest.LabelGenerator, gatewayMetrics: true})
+	rep, err := runScenario(ctx, o, pool, throughGateway)
 	if rep != nil {
 		forgetDoctors(ctx, pool, rep, loadtest.NewIDs(o.Seed))
 	}
@@ -58,6 +60,22 @@ func Run(ctx context.Context, o loadtest.Options) (*loadtest.Report, error) {
 type side struct {
 	generator      string
 	gatewayMetrics bool
+}
+
+// The two sides: the system through its gateway, and the seed's design
+// served from this process.
+var (
+	throughGateway = side{generator: loadtest.LabelGenerator, gatewayMetrics: true}
+	seedDesign     = side{generator: loadtest.LabelBaselineProcess}
+)
+
+// systemLeg runs the scenario named (o's own when empty) through the
+// gateway into OutDir/dir: the first leg of a comparison with the seed's
+// design.
+func systemLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool, scenario, dir string) (*loadtest.Report, error) {
+	leg := o
+	leg.Scenario, leg.OutDir = cmp.Or(scenario, o.Scenario), filepath.Join(o.OutDir, dir)
+	return runScenario(ctx, leg, pool, throughGateway)
 }
 
 // runScenario runs one scenario and checks it.

@@ -52,6 +52,15 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 // Disabled is a provider whose spans record and export nothing.
 func Disabled() *Provider { return &Provider{TracerProvider: noop.NewTracerProvider()} }
 
+// Tracer is tp's tracer of the instrumentation scope; a nil tp traces
+// nothing, so a wing built without tracing needs no provider to start.
+func Tracer(tp trace.TracerProvider, scope string) trace.Tracer {
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	return tp.Tracer(scope)
+}
+
 // FromEnv is the provider the environment configures for the service
 // (termin-gateway or termin-booker, unless OTEL_SERVICE_NAME says
 // otherwise): OTLP over the protocol OTEL_EXPORTER_OTLP_PROTOCOL names when

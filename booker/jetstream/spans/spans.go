@@ -18,19 +18,14 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
+	"termin/shared/tracing"
 )
 
 // scope is the instrumentation scope of the booker's spans.
 const scope = "termin/booker"
 
 // Tracer is tp's tracer for the booker's spans; a nil tp traces nothing.
-func Tracer(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		tp = noop.NewTracerProvider()
-	}
-	return tp.Tracer(scope)
-}
+func Tracer(tp trace.TracerProvider) trace.Tracer { return tracing.Tracer(tp, scope) }
 
 // InStream records a command's time in the stream, from the stream's
 // timestamp of its message to its delivery here, as a finished span under
