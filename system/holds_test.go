@@ -135,7 +135,28 @@ func (s *stack) events(typ string) int {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return int(info.State.Subjects[subject])
+	msgs := int(info.State.Subjects[subject])
+	if msgs == 0 {
+		return 0
+	}
+	// The relay puts a round's bookings into one message: count the events.
+	cons, err := st.OrderedConsumer(s.t.Context(), jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	batch, err := cons.Fetch(msgs, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	n := 0
+	for m := range batch.Messages() {
+		evs, err := outbox.Decode(m.Data())
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		n += len(evs)
+	}
+	return n
 }
 
 // wantEvents says how the count of relayed events of a type differs from want.

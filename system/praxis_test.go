@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chromedp/chromedp"
 )
 
 // desk is the practice page's world: practice 1 (Praxis Mitte) with two
@@ -221,6 +219,10 @@ func (d desk) noShow(t *testing.T, p *tab, patient int64, n int) {
 // choose picks an option of a select as a person would, telling the page.
 func (p *tab) choose(sel, value string) {
 	p.t.Helper()
-	p.run("choose "+value+" in "+sel, chromedp.SetValue(chromedp.CSS(sel), value))
-	eval[bool](p, fmt.Sprintf(`document.querySelector(%q).dispatchEvent(new Event('change')) || true`, sel))
+	// The list may be redrawn (a doctor chosen loads its times): wait for the
+	// option, then set it and tell the page in one step.
+	p.waitFor(sel+" to offer "+value, fmt.Sprintf(`document.querySelector(%q)`, sel+` option[value="`+value+`"]`))
+	if !eval[bool](p, fmt.Sprintf(`(e => { e.value = %q; e.dispatchEvent(new Event('change')); return e.value === %q; })(document.querySelector(%q))`, value, value, sel)) {
+		p.t.Fatalf("could not choose %s in %s", value, sel)
+	}
 }
