@@ -120,8 +120,9 @@ type Options struct {
 	// confirmed booking; nil means DefaultProcesses. The load generator
 	// itself is always measured.
 	Processes []ProcessGroup
-	// RedisURL is the seed design's Redis (day-compare); SeedCacheTTL how
-	// long it keeps a read (the seed says 3 to 5 seconds).
+	// RedisURL is the seed design's Redis, its cache and booking gate
+	// (day-compare, -against-seed); SeedCacheTTL how long it keeps a read
+	// (the seed says 3 to 5 seconds).
 	RedisURL     string
 	SeedCacheTTL time.Duration
 	// BaselineConns is the seed baseline's pool size (hotslot-compare,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Finds or installs what `make test` needs: PostgreSQL's server binaries
-# (initdb, pg_ctl), psql, curl, nats-server, Prometheus's promtool and
+# (initdb, pg_ctl), psql, curl, nats-server, redis-server, Prometheus's promtool and
 # prometheus (the alert rules' unit tests, the failover test), iproute2's ip
 # on Linux (the partition test's network namespaces) and a Chromium (or
 # Google Chrome) for the browser tests. It prints one line per thing, found or installed.
@@ -77,6 +77,9 @@ find_nats() { first_executable nats-server /usr/sbin/nats-server /opt/homebrew/b
 
 find_curl() { first_executable curl; }
 
+# redis-server: the seed design's gate test starts one of its own.
+find_redis() { first_executable redis-server /usr/bin/redis-server /opt/homebrew/bin/redis-server /usr/local/bin/redis-server; }
+
 # promtool and prometheus come together: Debian's prometheus package, Homebrew's formula.
 find_prometheus() {
 	local p
@@ -119,6 +122,7 @@ things="PostgreSQL server (initdb, pg_ctl)|find_pg_server|postgresql|postgresql@
 psql|find_psql|postgresql-client|postgresql@17
 curl|find_curl|curl|curl
 nats-server|find_nats|nats-server|nats-server
+redis-server|find_redis|redis-server|redis
 promtool and prometheus|find_prometheus|prometheus|prometheus
 Chromium|find_chromium|$apt_chromium|cask:google-chrome"
 # The partition test's network namespaces need iproute2's ip (Linux only).

@@ -12,7 +12,8 @@ import (
 
 // runAgainstSeed runs the scenario through the gateway, then the same load
 // (its own seed, so its own doctors and patients) against the seed's
-// one-transaction-per-request design served from this process, and puts
+// one-transaction-per-request design served from this process with its
+// Redis gate and cache, and puts
 // the second beside the first: CPU per booking and the time to a decision,
 // measured in one run on the same cores. Each leg's full report is in its
 // folder; the returned report is the gateway's, with the comparison.
@@ -35,13 +36,14 @@ func runAgainstSeed(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool)
 	return whole, finish(whole, o.Strict)
 }
 
-// runSeedLeg serves the seed baseline over its own pool and runs the
-// scenario against it.
+// runSeedLeg serves the seed's whole design (its gate and cache in Redis
+// included) and runs the scenario against it.
 func runSeedLeg(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	return withSeedBaseline(ctx, o, func(url string) (*loadtest.Report, error) {
+	return withSeedDesign(ctx, o, func(url string, procs []loadtest.ProcessGroup) (*loadtest.Report, error) {
 		leg := o
 		leg.OutDir, leg.GatewayURL, leg.BookerMetricsURL = filepath.Join(o.OutDir, "seed-baseline"), url, ""
 		leg.Seed = o.Seed + 1
+		leg.Processes = procs
 		return runScenario(ctx, leg, pool, seedDesign)
 	})
 }

@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
 	"termin/loadtest"
 	"termin/loadtest/generate"
-	"termin/loadtest/seedbaseline"
 )
 
 // runDayCompare runs the day's mix (clicks, slot lists and searches at
@@ -48,39 +46,13 @@ func runDayCompare(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) 
 // runDayBaseline serves the seed's design with its Redis cache and runs
 // the day against it.
 func runDayBaseline(ctx context.Context, o loadtest.Options, pool *pgxpool.Pool) (*loadtest.Report, error) {
-	ropts, err := redis.ParseURL(o.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	rdb := redis.NewClient(ropts)
-	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("redis at %s: %w", o.RedisURL, err)
-	}
-	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
-	if err != nil {
-		return nil, err
-	}
-	defer bpool.Close()
-	cache := &seedbaseline.Cache{Redis: rdb, TTL: o.SeedCacheTTL, Zone: o.Zone, Prefix: fmt.Sprintf("seed:%d:", o.Seed)}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.ServeHandler(sctx, "127.0.0.1:0", seedbaseline.NewWithCache(bpool, cache))
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	defer func() { stop(); wait() }()
-	leg := o
-	leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioDay, filepath.Join(o.OutDir, "seed-design"), url
-	leg.Seed = o.Seed + 1 // doctors of its own
-	// The seed design's processes: this one (the generator's line), its
-	// Redis and the database's server; the system, idle meanwhile, is not
-	// charged to it.
-	leg.Processes = []loadtest.ProcessGroup{
-		{Label: loadtest.LabelDatabaseServer, Match: []string{loadtest.DatabaseServer}},
-		{Label: "redis-server", Match: []string{"redis-server"}},
-	}
-	return runScenario(ctx, leg, pool, seedDesign)
+	return withSeedDesign(ctx, o, func(url string, procs []loadtest.ProcessGroup) (*loadtest.Report, error) {
+		leg := o
+		leg.Scenario, leg.OutDir, leg.GatewayURL = loadtest.ScenarioDay, filepath.Join(o.OutDir, "seed-design"), url
+		leg.Seed = o.Seed + 1 // doctors of its own
+		leg.Processes = procs
+		return runScenario(ctx, leg, pool, seedDesign)
+	})
 }
 
 // readsLine sums up a leg's reads: their rate, p99 (all, and during the
