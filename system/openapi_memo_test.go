@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // matched remembers the answers checkAPI found to match openapi.yaml, so
@@ -15,6 +16,22 @@ import (
 // NATS node cut off, those validations took much of the CPU that the
 // gateway and the booker, on the same cores, needed to catch up.
 var matched sync.Map // answerKey → struct{}
+
+// maxMatched bounds what matched holds: a burst's answers that recur are
+// seen early, and the unique ones (each booking's own 201) need no room.
+const maxMatched = 20_000
+
+// matchedCount is how many answers matched holds.
+var matchedCount atomic.Int64
+
+// remember notes that the answer of key matched.
+func remember(key string) {
+	if matchedCount.Load() < maxMatched {
+		if _, had := matched.LoadOrStore(key, struct{}{}); !had {
+			matchedCount.Add(1)
+		}
+	}
+}
 
 // unchecked are the answer headers the document does not declare and that
 // differ from one answer to the next: validation does not read them.

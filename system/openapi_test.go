@@ -78,7 +78,7 @@ func checkAPI(t testing.TB, req *http.Request, status int, header http.Header, b
 		t.Errorf("%s %s → %d does not match openapi.yaml: %v; body %s", req.Method, req.URL.Path, status, err, body)
 		return
 	}
-	matched.Store(key, struct{}{})
+	remember(key)
 }
 
 // checkProblem checks an answer against the document's Problem schema.
