@@ -31,6 +31,9 @@ type groupState struct {
 	leader string
 	quorum bool
 	peers  string
+	// pending and ackPending are a consumer's commands not yet delivered
+	// and delivered but not yet acknowledged.
+	pending, ackPending uint64
 }
 
 func (s groupState) String() string {
@@ -59,9 +62,12 @@ type change struct {
 type leaderWatch struct {
 	mu      sync.Mutex
 	changes []change
-	log     *timeline
-	stop    chan struct{}
-	done    chan struct{}
+	// queue is, each second, the partitions' consumers' commands pending
+	// and ack-pending, summed.
+	queue []queueSample
+	log   *timeline
+	stop  chan struct{}
+	done  chan struct{}
 }
 
 // watchLeaders follows the groups until close, noting each change on log.
@@ -97,6 +103,16 @@ func (w *leaderWatch) run(js natsjs.JetStream, groups []group) {
 		}
 		wg.Wait()
 		w.mu.Lock()
+		if n := len(w.queue); n == 0 || time.Since(w.queue[n-1].at) >= time.Second {
+			q := queueSample{at: time.Now()}
+			for i, g := range groups {
+				if g.consumer != "" {
+					q.pending += now[i].pending
+					q.ackPending += now[i].ackPending
+				}
+			}
+			w.queue = append(w.queue, q)
+		}
 		for i, g := range groups {
 			if now[i].leader != last[i].leader || now[i].quorum != last[i].quorum {
 				w.changes = append(w.changes, change{at: time.Now(), group: g, state: now[i]})
@@ -129,7 +145,9 @@ func stateOf(js natsjs.JetStream, g group) groupState {
 	if err != nil {
 		return groupState{}
 	}
-	return clusterState(c.CachedInfo().Cluster)
+	st := clusterState(c.CachedInfo().Cluster)
+	st.pending, st.ackPending = c.CachedInfo().NumPending, uint64(c.CachedInfo().NumAckPending)
+	return st
 }
 
 // clusterState reads a leader's cluster information: it has quorum when
@@ -177,4 +195,21 @@ func (w *leaderWatch) lastBetween(from, to time.Time) time.Time {
 func (w *leaderWatch) close() {
 	close(w.stop)
 	<-w.done
+}
+
+// queueSample is the partitions' commands pending and ack-pending at a time.
+type queueSample struct {
+	at                  time.Time
+	pending, ackPending uint64
+}
+
+// describeQueue prints the samples, pending/ack-pending, timed from from.
+func (w *leaderWatch) describeQueue(from time.Time) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	for _, q := range w.queue {
+		fmt.Fprintf(&b, " %+.0fs %d/%d", q.at.Sub(from).Seconds(), q.pending, q.ackPending)
+	}
+	return b.String()
 }

@@ -63,6 +63,10 @@ func checkAPI(t testing.TB, req *http.Request, status int, header http.Header, b
 		}
 		return
 	}
+	key := answerKey(req, route.Path, status, header, body)
+	if _, ok := matched.Load(key); ok {
+		return
+	}
 	in := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
 		Status:                 status,
@@ -72,7 +76,9 @@ func checkAPI(t testing.TB, req *http.Request, status int, header http.Header, b
 	in.SetBodyBytes(body)
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		t.Errorf("%s %s → %d does not match openapi.yaml: %v; body %s", req.Method, req.URL.Path, status, err, body)
+		return
 	}
+	remember(key)
 }
 
 // checkProblem checks an answer against the document's Problem schema.

@@ -19,6 +19,11 @@ type timedClick struct {
 	*client
 	sent, decided time.Time // decided is zero without a final answer
 	requests      int
+	// last is when the answer before the final one came and the
+	// Retry-After it carried: how long the client slept before it asked
+	// the request that brought its decision.
+	last      time.Time
+	lastRetry int
 }
 
 // pacedClicks makes n clicks over capacity-1 slots, perSlot clicks in a row
@@ -77,6 +82,7 @@ func (s *stack) bookTimed(c *timedClick, limit time.Duration) {
 			return
 		}
 		wait, _ := strconv.Atoi(a.header.Get("Retry-After"))
+		c.last, c.lastRetry = time.Now(), wait
 		time.Sleep(time.Duration(max(wait, 1)) * time.Second)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	plans "termin/booker/schedule/postgres"
 	"termin/booker/waitlist"
 	"termin/migrations"
+	"termin/shared/natslive"
 	"termin/shared/tracing"
 )
 
@@ -93,7 +94,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	// messages each one allocated and cleared half a megabyte, a visible
 	// share of the process's CPU. A get answers at most maxMultiGet messages.
 	opts := append([]nats.Option{nats.Name("booker"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, natsLiveness()...)
+		nats.ReconnectWait(250 * time.Millisecond), nats.SyncQueueLen(jetstream.SyncQueueLen)}, natslive.Options()...)
 	opts = append(opts, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
@@ -250,17 +251,4 @@ func tracerOf(tp trace.TracerProvider) trace.Tracer {
 		return spans.Tracer(tp)
 	}
 	return nil
-}
-
-// natsLiveness notices within about six seconds a NATS server that
-// stopped answering, and connects to another node of NATS_URL: a ping every
-// two seconds, the connection given up after two pings unanswered or a write
-// blocked for three seconds. A node cut off by the network keeps its TCP
-// connections open, so nothing else tells the client; with nats.go's
-// defaults (a ping every two minutes, a write blocked up to a minute) a
-// process stayed minutes on a cut-off node, every publish waiting behind the
-// stuck write and the patients unanswered. Shorter bounds gave up healthy
-// connections on a machine whose cores were all busy.
-func natsLiveness() []nats.Option {
-	return []nats.Option{nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(3 * time.Second)}
 }

@@ -23,6 +23,7 @@ import (
 	"termin/gateway/postgres"
 	"termin/gateway/room"
 	"termin/migrations"
+	"termin/shared/natslive"
 	"termin/shared/tracing"
 )
 
@@ -83,7 +84,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	}
 	reads := postgres.NewReader(a.db, a.cfg.Zone, a.cfg.Clock.Now)
 	opts := append([]nats.Option{nats.Name("gateway"), nats.MaxReconnects(-1),
-		nats.ReconnectWait(250 * time.Millisecond)}, natsLiveness()...)
+		nats.ReconnectWait(250 * time.Millisecond)}, natslive.Options()...)
 	opts = append(opts, a.cfg.NATSOptions...)
 	a.nc, err = nats.Connect(a.cfg.NATSURL, opts...)
 	if err != nil {
@@ -272,16 +273,3 @@ func (a *App) Room() *room.Room { return a.room }
 // Limiter is the gateway's limit on booking attempts, for tests that read
 // its shared counts.
 func (a *App) Limiter() *limit.Limiter { return a.limiter }
-
-// natsLiveness notices within about six seconds a NATS server that
-// stopped answering, and connects to another node of NATS_URL: a ping every
-// two seconds, the connection given up after two pings unanswered or a write
-// blocked for three seconds. A node cut off by the network keeps its TCP
-// connections open, so nothing else tells the client; with nats.go's
-// defaults (a ping every two minutes, a write blocked up to a minute) a
-// process stayed minutes on a cut-off node, every publish waiting behind the
-// stuck write and the patients unanswered. Shorter bounds gave up healthy
-// connections on a machine whose cores were all busy.
-func natsLiveness() []nats.Option {
-	return []nats.Option{nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2), nats.FlusherTimeout(3 * time.Second)}
-}
