@@ -44,6 +44,19 @@ func (p *tab) waitNotice(key string, vars map[string]any) {
 	p.waitFor("the notice "+key, `document.getElementById('notice').textContent === `+p.txJS(key, vars))
 }
 
+// waitBlockNotice waits until the notice tells of slots blocked and their
+// cancelled appointments: all cancelled at once, or, when the queue took
+// longer than the gateway's reply budget to decide them (a busy machine),
+// none yet and all of them following shortly. Either is the page's right
+// answer; what matters is that the cancellations happen.
+func (p *tab) waitBlockNotice(slots, cancelled int) {
+	p.t.Helper()
+	notice := `document.getElementById('notice').textContent`
+	now := p.txJS("blockedDone", map[string]any{"slots": slots, "cancelled": cancelled})
+	later := p.txJS("blockedDone", map[string]any{"slots": slots, "cancelled": 0}) + ` + ' ' + ` + p.txJS("blockedLater", map[string]any{"n": cancelled})
+	p.waitFor("the notice of the block", notice+` === `+now+` || `+notice+` === (`+later+`)`)
+}
+
 // untranslatedJS lists what the page shows in German although its language
 // has a text of its own: visible text, accessible names and options that
 // match a German text (placeholders matching anything) whose translation

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"termin/shared/poll"
 )
 
 // desk is the practice page's world: practice 1 (Praxis Mitte) with two
@@ -129,12 +131,15 @@ func (d desk) flow(t *testing.T, lang string, n int) {
 	}
 
 	p.click(fmt.Sprintf(`#p-grid button[data-action=block][data-slot="%d"]`, booked))
-	p.waitNotice("blockedDone", map[string]any{"slots": 1, "cancelled": 1})
+	p.waitBlockNotice(1, 1)
 	p.waitFor("the slot shown blocked", cell+`.textContent.includes(`+p.txJS("blocked", nil)+`)`)
 	p.deskCheck("blocking")
-	if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, booked); n != 0 {
-		t.Errorf("the blocked slot's booked_count = %d, want 0", n)
-	}
+	poll.For(t, 10*time.Second, 50*time.Millisecond, func() error {
+		if n := s.queryInt(`SELECT booked_count FROM time_slot WHERE id = $1`, booked); n != 0 {
+			return fmt.Errorf("the blocked slot's booked_count = %d, want 0", n)
+		}
+		return nil
+	})
 	s.notifierSettled(map[string]int{"appointment.cancelled": n + 1})
 	told := false
 	for _, m := range anna.messages() {
