@@ -50,7 +50,9 @@ func TestPoisonFloodIsDeadLettered(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	js, _ := natsjs.New(nc)
+	// Room for the whole flood in flight: with the default 4,000 a publish
+	// stalls, and on a busy machine gives up after 200 ms.
+	js, _ := natsjs.New(nc, natsjs.WithPublishAsyncMaxPending(flood))
 	subject := shared.Subject(s.space.Subject("booking"), 9)
 	var slowest time.Duration
 	var wg sync.WaitGroup
