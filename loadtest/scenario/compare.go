@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,9 +79,16 @@ func legOf(target string, r *loadtest.Report) loadtest.CompareLeg {
 	return l
 }
 
-// withSeedBaseline serves the seed's design from this process over a pool
-// of its own (BaselineConns) for as long as run runs, and gives run its URL.
+// withSeedBaseline serves the seed's bare transaction from this process
+// over a pool of its own (BaselineConns) for as long as run runs, and gives
+// run its URL.
 func withSeedBaseline[R any](ctx context.Context, o loadtest.Options, run func(url string) (R, error)) (R, error) {
+	return serveSeed(ctx, o, func(db *pgxpool.Pool) http.Handler { return seedbaseline.New(db) }, run)
+}
+
+// serveSeed serves the handler made over a pool of its own (BaselineConns)
+// for as long as run runs, and gives run its URL.
+func serveSeed[R any](ctx context.Context, o loadtest.Options, handler func(*pgxpool.Pool) http.Handler, run func(url string) (R, error)) (R, error) {
 	var zero R
 	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
 	if err != nil {
@@ -88,7 +96,7 @@ func withSeedBaseline[R any](ctx context.Context, o loadtest.Options, run func(u
 	}
 	defer bpool.Close()
 	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.Serve(sctx, "127.0.0.1:0", bpool)
+	url, wait, err := seedbaseline.ServeHandler(sctx, "127.0.0.1:0", handler(bpool))
 	if err != nil {
 		stop()
 		return zero, err

@@ -3,7 +3,9 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"net/http"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 	"termin/loadtest"
 	"termin/loadtest/seedbaseline"
@@ -27,23 +29,14 @@ func withSeedDesign[R any](ctx context.Context, o loadtest.Options, run func(url
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return zero, fmt.Errorf("redis at %s (the seed design's, LOADTEST_REDIS_URL): %w", o.RedisURL, err)
 	}
-	bpool, err := openPool(ctx, o.DatabaseURL, int32(o.BaselineConns))
-	if err != nil {
-		return zero, err
-	}
-	defer bpool.Close()
 	prefix := fmt.Sprintf("seed:%d:", o.Seed)
 	cache := &seedbaseline.Cache{Redis: rdb, TTL: o.SeedCacheTTL, Zone: o.Zone, Prefix: prefix}
 	gate := &seedbaseline.Gate{Redis: rdb, Prefix: prefix}
-	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	url, wait, err := seedbaseline.ServeHandler(sctx, "127.0.0.1:0", seedbaseline.NewDesign(bpool, cache, gate))
-	if err != nil {
-		stop()
-		return zero, err
-	}
-	defer func() { stop(); wait() }()
-	return run(url, []loadtest.ProcessGroup{
-		{Label: loadtest.LabelDatabaseServer, Match: []string{loadtest.DatabaseServer}},
-		{Label: "redis-server", Match: []string{"redis-server"}},
+	design := func(db *pgxpool.Pool) http.Handler { return seedbaseline.NewDesign(db, cache, gate) }
+	return serveSeed(ctx, o, design, func(url string) (R, error) {
+		return run(url, []loadtest.ProcessGroup{
+			{Label: loadtest.LabelDatabaseServer, Match: []string{loadtest.DatabaseServer}},
+			{Label: "redis-server", Match: []string{"redis-server"}},
+		})
 	})
 }

@@ -144,14 +144,10 @@ func validKey(k string) bool {
 	return true
 }
 
-// Serve listens on addr ("127.0.0.1:0" for a free port) and serves until
-// ctx ends. It returns the base URL once the listener is open, and a function
-// that waits for the server to stop.
-func Serve(ctx context.Context, addr string, db *pgxpool.Pool) (url string, wait func(), err error) {
-	return ServeHandler(ctx, addr, New(db))
-}
-
-// ServeHandler is Serve for a server made by New or NewDesign.
+// ServeHandler listens on addr ("127.0.0.1:0" for a free port) and serves
+// h, a server made by New or NewDesign, until ctx ends. It returns the base
+// URL once the listener is open, and a function that waits for the server
+// to stop.
 func ServeHandler(ctx context.Context, addr string, h http.Handler) (url string, wait func(), err error) {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
