@@ -17,7 +17,9 @@ import (
 // Open connects a pool of at most maxConns connections. Reads are short; a
 // small bound keeps a burst of listings from taking the connections the
 // bookers decide with. They are kept open and warm (see warmConns), opened
-// by the pool in the background from the start.
+// by the pool in the background from the start. The sessions run with jit
+// off unless the URL sets it (?jit=on): a read of a few indexed rows never
+// repays compiling it, which PostgreSQL does once a plan's estimate is high.
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -27,6 +29,9 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		cfg.MaxConns = maxConns
 	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	if cfg.ConnConfig.RuntimeParams["jit"] == "" {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "termin-gateway"
 	}
