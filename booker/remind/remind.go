@@ -114,6 +114,11 @@ func (j *Job) scanOnce(ctx context.Context, leads []int64, now time.Time, band t
 // appointment's due reminders only the nearest lead is sent; one whose time
 // lay before the booking is skipped. ON CONFLICT keeps a row another scan
 // wrote meanwhile, and only rows inserted here get an event.
+//
+// Each lead reads its band of slots by the start index (the LATERAL
+// subquery, kept apart by OFFSET 0): joined plainly, the planner walked the
+// start index over every future slot to serve the ORDER BY, some 0.5 s a
+// minute at a quarter of a million slots and growing with the calendar.
 const scanSQL = `
 WITH due AS (
     SELECT a.id, a.slot_id, a.patient_id, s.doctor_id, s.start_at, s.end_at, l.lead,
@@ -121,8 +126,11 @@ WITH due AS (
            AND l.lead = (SELECT min(x) FROM unnest($1::bigint[]) x WHERE s.start_at <= $2 + make_interval(secs => x))
            AS send
     FROM unnest($1::bigint[]) AS l(lead)
-    JOIN time_slot s ON s.start_at > $2 AND s.start_at <= $2 + make_interval(secs => l.lead)
-                    AND s.start_at > $2 + make_interval(secs => l.lead - $4)
+    CROSS JOIN LATERAL (
+        SELECT t.id, t.doctor_id, t.start_at, t.end_at FROM time_slot t
+        WHERE t.start_at > $2 AND t.start_at <= $2 + make_interval(secs => l.lead)
+          AND t.start_at > $2 + make_interval(secs => l.lead - $4)
+        OFFSET 0) s
     JOIN appointment a ON a.slot_id = s.id AND a.status = 'BOOKED'
     WHERE NOT EXISTS (SELECT 1 FROM reminder_sent r
                       WHERE r.appointment_id = a.id AND r.slot_id = a.slot_id AND r.lead_seconds = l.lead)

@@ -48,6 +48,12 @@ func seedSlots(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, zone *t
 		return nil, fmt.Errorf("seed: copy: %w", err)
 	}
 	src.done()
+	// As after any bulk load: the planner's statistics must know of the rows
+	// the burst is about to book, here and on a server without autovacuum;
+	// stale ones put a scan of every appointment into the reminders' query.
+	if _, err := pool.Exec(ctx, `ANALYZE time_slot, appointment`); err != nil {
+		return nil, fmt.Errorf("seed: analyze: %w", err)
+	}
 	return loadSlots(ctx, pool, lo, hi)
 }
 

@@ -1,0 +1,4 @@
+package remind
+
+// ScanSQL is the scan's statement, for a test of its plan.
+const ScanSQL = scanSQL
