@@ -8,6 +8,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -29,9 +30,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		cfg.MaxConns = maxConns
 	}
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
-	if cfg.ConnConfig.RuntimeParams["jit"] == "" {
-		cfg.ConnConfig.RuntimeParams["jit"] = "off"
-	}
+	cfg.ConnConfig.RuntimeParams["jit"] = cmp.Or(cfg.ConnConfig.RuntimeParams["jit"], "off")
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "termin-gateway"
 	}
