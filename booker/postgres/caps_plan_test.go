@@ -28,22 +28,7 @@ func TestUpcomingCountUsesPatientIndex(t *testing.T) {
 	if _, err := pool.Exec(ctx, `ANALYZE appointment`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := pool.Query(ctx, "EXPLAIN "+postgres.UpcomingSQL, []int64{7, 8}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if rows.Err() != nil {
-		t.Fatal(rows.Err())
-	}
-	got := plan.String()
+	got := pgtest.Explain(t, pool, postgres.UpcomingSQL, []int64{7, 8}, time.Now())
 	if !strings.Contains(got, "uq_patient_idempotency_key") || strings.Contains(got, "Seq Scan on appointment") {
 		t.Fatalf("the count does not use the patient's index:\n%s", got)
 	}

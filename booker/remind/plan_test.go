@@ -34,22 +34,7 @@ func TestScanReadsOnlyItsLeadsBands(t *testing.T) {
 	if _, err := db.Exec(ctx, `ANALYZE time_slot, appointment`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := db.Query(ctx, "EXPLAIN "+remind.ScanSQL, []int64{86400, 7200}, now, 500, 3600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if rows.Err() != nil {
-		t.Fatal(rows.Err())
-	}
-	got := plan.String()
+	got := pgtest.Explain(t, db, remind.ScanSQL, []int64{86400, 7200}, now, 500, 3600)
 	if !strings.Contains(got, "ix_time_slot_start") || !hasBoundedCond(got) {
 		t.Fatalf("the scan does not read the slots by its bands:\n%s", got)
 	}
