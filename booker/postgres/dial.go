@@ -17,7 +17,7 @@ import (
 // (see warmConns), opened by the pool in the background from the start: the
 // burst finds them ready. Each of tune adjusts the configuration before the
 // pool connects (the booker's SQL tracing).
-// Sessions run with jit off unless the URL sets it (?jit=on): compiling a
+// Connections run with jit off unless the URL sets it (?jit=on): compiling a
 // burst's batch statements cost 20 times running them (decision 0026).
 func Open(ctx context.Context, url string, maxConns int32, tune ...func(*pgxpool.Config)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)

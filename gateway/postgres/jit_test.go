@@ -9,12 +9,12 @@ import (
 	"termin/migrations/pgtest"
 )
 
-// TestSessionsRunWithoutJIT: PostgreSQL compiles no statement of the gateway's
-// sessions to machine code (its default does once a plan's estimate is
+// TestConnectionsRunWithoutJIT: PostgreSQL compiles no statement of the gateway's
+// connections to machine code (its default does once a plan's estimate is
 // high, which cost an opening's batches more than their work), unless the URL
 // asks for it.
-func TestSessionsRunWithoutJIT(t *testing.T) {
-	pgtest.SessionsWithoutJIT(t, func(ctx context.Context, dbURL string) (*pgxpool.Pool, error) {
+func TestConnectionsRunWithoutJIT(t *testing.T) {
+	pgtest.ConnectionsWithoutJIT(t, func(ctx context.Context, dbURL string) (*pgxpool.Pool, error) {
 		return postgres.Open(ctx, dbURL, 8)
 	})
 }

@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// SessionsWithoutJIT checks a service's pool opener: its sessions run with
+// ConnectionsWithoutJIT checks a service's pool opener: its connections run with
 // jit off by default, and with the URL's own choice when it names one. Both
 // wings open their pools so (decision 0026), each with an opener of its own.
-func SessionsWithoutJIT(t *testing.T, open func(ctx context.Context, dbURL string) (*pgxpool.Pool, error)) {
+func ConnectionsWithoutJIT(t *testing.T, open func(ctx context.Context, dbURL string) (*pgxpool.Pool, error)) {
 	t.Helper()
 	_, dbURL := Pool(t, 2)
 	for _, tc := range []struct {
