@@ -47,8 +47,14 @@ func (a *App) serveAdmin(reg *prometheus.Registry) error {
 	return nil
 }
 
-// ready is true while both PostgreSQL and NATS answer.
+// ready is true once Start has returned, while both PostgreSQL and NATS
+// answer. The admin address serves before the booker has subscribed to the
+// gateways' requests (a port taken must fail the start early), and a gateway
+// started on the first 200 found no booker for its first request.
 func (a *App) ready(ctx context.Context) error {
+	if !a.started.Load() {
+		return errors.New("starting")
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := a.db.Ping(ctx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -37,6 +38,7 @@ type App struct {
 	db       *pgxpool.Pool
 	nc       *nats.Conn
 	listener net.Listener
+	started  atomic.Bool // Start has returned: every subscription is made
 	http     *http.Server
 	cancel   context.CancelFunc
 	done     chan struct{}
@@ -65,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		a.closeConns()
 		return nil, err
 	}
+	a.started.Store(true)
 	return a, nil
 }
 
