@@ -89,20 +89,7 @@ func TestAWriteThatTimesOutClosesTheConnection(t *testing.T) {
 			t.Cleanup(func() { _ = c.Close() })
 		}
 	}()
-	o := nats.GetDefaultOptions()
-	for _, opt := range natslive.Options() {
-		if err := opt(&o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if o.CustomDialer == nil {
-		t.Fatal("natslive.Options sets no dialer: a write that times out leaves the connection up")
-	}
-	c, err := o.CustomDialer.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	c := dial(t, ln.Addr().String())
 	chunk := make([]byte, 1<<20)
 	for i := 0; ; i++ {
 		if err := c.SetWriteDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
@@ -119,6 +106,67 @@ func TestAWriteThatTimesOutClosesTheConnection(t *testing.T) {
 	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("after a write that timed out, a read ends with %v, want the connection closed", err)
 	}
+}
+
+// TestAWriteToAHostThatStoppedAnsweringBlocksSoon writes small messages,
+// as the gateway publishes commands, to a server that reads nothing, until
+// a write blocks. A host cut off by the network acknowledges nothing, so
+// what a client can write before its first write blocks is its socket's
+// send buffer: Linux let that grow to megabytes, seconds of commands at
+// 400 a second, and the gateway left a cut node only when a write finally
+// timed out, 7.6 s after the cut. A server that reads nothing with a small
+// receive window stands in for the cut host here.
+func TestAWriteToAHostThatStoppedAnsweringBlocksSoon(t *testing.T) {
+	const bound = 512 << 10
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		c, err := ln.Accept() // held open, never read
+		if err != nil {
+			return
+		}
+		_ = c.(*net.TCPConn).SetReadBuffer(4096)
+		t.Cleanup(func() { _ = c.Close() })
+	}()
+	c := dial(t, ln.Addr().String())
+	msg := make([]byte, 300)
+	sent := 0
+	for sent <= 64<<20 {
+		if err := c.SetWriteDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.Write(msg)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	if sent > bound {
+		t.Errorf("%d KB written to a server that reads nothing before a write blocked, want at most %d KB", sent>>10, bound>>10)
+	}
+}
+
+// dial connects to addr with the dialer natslive's options give nats.go.
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	o := nats.GetDefaultOptions()
+	for _, opt := range natslive.Options() {
+		if err := opt(&o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if o.CustomDialer == nil {
+		t.Fatal("natslive.Options sets no dialer: a write that times out leaves the connection up")
+	}
+	c, err := o.CustomDialer.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // publish starts n goroutines publishing 1 KB messages without pause until
