@@ -73,14 +73,20 @@ type burst struct {
 	err     error
 }
 
+// burstOpensIn is how long after seeding the burst's slots open: time for
+// the pages to sign in, find the slot and join the line before the opening.
+// With the load test's 10 s, a page on a busy CI machine once clicked after
+// the opening, was booked at once and never showed the line.
+const burstOpensIn = 20 * time.Second
+
 // startBurst runs the opening scenario of `make loadtest` with its defaults
-// — the popular doctor's 40 slots (30 of one place, 10 of ten) opening 10 s
-// after seeding, 5,000 clicks/s offered from 20,000 patients, 5 % of them
-// clicking twice, 1,000 slot-list reads/s of 20 other doctors — for
-// burstClicks, and returns once the slots are seeded and named.
+// — the popular doctor's 40 slots (30 of one place, 10 of ten), 5,000
+// clicks/s offered from 20,000 patients, 5 % of them clicking twice, 1,000
+// slot-list reads/s of 20 other doctors — for burstClicks, the slots opening
+// burstOpensIn after seeding, and returns once they are seeded and named.
 func startBurst(t *testing.T, sys *system.System, dev system.DevAuth) *burst {
 	t.Helper()
-	return startBurstOpeningIn(t, sys, dev, 0)
+	return startBurstOpeningIn(t, sys, dev, burstOpensIn)
 }
 
 // startBurstOpeningIn is startBurst with the opening opensIn after seeding

@@ -86,10 +86,14 @@ func TestPageBooksDuringTheOpeningBurst(t *testing.T) {
 	}
 
 	line.p.spyOnRequests()
+	if now := time.Now(); now.After(op.OpensAt) {
+		t.Fatalf("the page was ready to click at %s, after the opening at %s (a slow machine: raise burstOpensIn)",
+			now.Format("15:04:05.000"), op.OpensAt.Format("15:04:05.000"))
+	}
 	line.p.book(fmt.Sprintf(`[data-slot="%d"]`, line.slot))
 	line.p.waitFor("a place in the line", inWaitingRoom+` && `+waitPos+` !== '–'`)
 	if seen := watch.answers(linePatient); time.Now().After(op.OpensAt) || len(seen) == 0 || seen[0].status != 202 {
-		t.Fatalf("the page was in line at %s, the opening at %s, answered %v: want 202 before the opening (a slow machine: raise OpensIn)",
+		t.Fatalf("the page was in line at %s, the opening at %s, answered %v: want 202 before the opening (a slow machine: raise burstOpensIn)",
 			time.Now().Format("15:04:05.000"), op.OpensAt.Format("15:04:05.000"), answerStatuses(seen))
 	}
 	// The burst is under way once the gateway has received its first
