@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 )
 
 // matched remembers the answers checkAPI found to match openapi.yaml, so
@@ -55,4 +56,49 @@ func answerKey(req *http.Request, routePath string, status int, header http.Head
 	}
 	b.Write(body)
 	return b.String()
+}
+
+// laterChecks holds the answers of a burst whose timing is measured, to be
+// checked against openapi.yaml once it is over: validating each distinct
+// answer (every 201 is one) took more of the test process's CPU than the
+// gateway's HTTP serving, on the two cores the gateway, the booker and the
+// nats-servers need to catch up after a NATS node's cut. Every answer is
+// still checked, as checkAPI checks it, only after the clock stops.
+type laterChecks struct {
+	mu   sync.Mutex
+	seen map[string]bool // answers held, by method, path, status, headers and body
+	held []heldAnswer
+}
+
+// heldAnswer is one answer waiting for its check.
+type heldAnswer struct {
+	req    *http.Request
+	status int
+	header http.Header
+	body   []byte
+}
+
+func newLaterChecks() *laterChecks { return &laterChecks{seen: map[string]bool{}} }
+
+// hold keeps an answer for check, once per distinct answer.
+func (l *laterChecks) hold(req *http.Request, status int, header http.Header, body []byte) {
+	key := answerKey(req, req.URL.Path, status, header, body)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.seen[key] {
+		l.seen[key] = true
+		l.held = append(l.held, heldAnswer{req, status, header, body})
+	}
+}
+
+// check checks every answer held so far against openapi.yaml and forgets them.
+func (l *laterChecks) check(t testing.TB) {
+	t.Helper()
+	l.mu.Lock()
+	held := l.held
+	l.held, l.seen = nil, map[string]bool{}
+	l.mu.Unlock()
+	for _, a := range held {
+		checkAPI(t, a.req, a.status, a.header, a.body)
+	}
 }

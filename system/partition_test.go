@@ -37,7 +37,8 @@ const (
 // of the cluster electing a new leader, in the cut and after the heal, and
 // the clicks sent from 6 s after the cut until the heal are decided within
 // 5 s of their sending or of the cut's last election, if later
-// (checkDecidedInCut).
+// (checkDecidedInCut). The answers are checked against openapi.yaml after
+// each round, not during it (laterChecks).
 // Linux and root only: elsewhere it fails saying why (make partition-test).
 func TestPartitionCutsOffANATSNode(t *testing.T) {
 	lab := newNetLab(t, 3)
@@ -48,10 +49,11 @@ func TestPartitionCutsOffANATSNode(t *testing.T) {
 	events := &timeline{}
 	booker := startBookerOn(t, dbURL, nc.URLs(), stream, partitionLogger(t, "booker"), events.connEvents("the booker")...)
 	gw := startGatewayOn(t, dbURL, nc.URLs(), partitionLogger(t, "gateway"), events.connEvents("the gateway")...)
-	s := &stack{t: t, dbURL: dbURL, db: db, http: keepAliveClient(t), booker: booker, gateway: gw}
+	s := &stack{t: t, dbURL: dbURL, db: db, http: keepAliveClient(t), booker: booker, gateway: gw, later: newLaterChecks()}
 	var all []*timedClick
 	for round, leader := range []bool{true, false} {
 		clicks := partitionRound(t, s, nc, events, round, leader)
+		s.later.check(t)
 		all = append(all, clicks...)
 		s.checkInvariants(t, clientsOf(all))
 		checkEveryClickAnswered(t, clicks)

@@ -57,6 +57,9 @@ type stack struct {
 	gateway *gatewayapp.App
 	http    *http.Client
 	posts   atomic.Int64 // booking requests sent by bookUntilDecided, repeats included
+	// later, when set, holds the answers for a check after a timed burst
+	// (laterChecks) instead of checking each as it comes.
+	later *laterChecks
 }
 
 // startBound bounds starting a whole system that migrates its database
@@ -214,7 +217,11 @@ func (s *stack) send(req *http.Request) (answer, error) {
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	checkAPI(s.t, req, resp.StatusCode, resp.Header, raw)
+	if s.later != nil {
+		s.later.hold(req, resp.StatusCode, resp.Header, raw)
+	} else {
+		checkAPI(s.t, req, resp.StatusCode, resp.Header, raw)
+	}
 	a := answer{status: resp.StatusCode, header: resp.Header}
 	_ = json.Unmarshal(raw, &a.body)
 	return a, nil
