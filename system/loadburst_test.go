@@ -75,8 +75,8 @@ type burst struct {
 
 // burstOpensIn is how long after seeding the burst's slots open: time for
 // the pages to sign in, find the slot and join the line before the opening.
-// With the load test's 10 s, a page on a busy CI machine once clicked after
-// the opening, was booked at once and never showed the line.
+// The load test's own 10 s is too little on a busy machine: a page can
+// click after the opening, be booked at once and never show the line.
 const burstOpensIn = 20 * time.Second
 
 // startBurst runs the opening scenario of `make loadtest` with its defaults

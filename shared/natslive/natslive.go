@@ -22,10 +22,9 @@ const dialTimeout = 2 * time.Second
 // blocks only once the buffer is full of bytes the server's host has not
 // acknowledged, and a live host acknowledges at once, reading or not; so
 // the buffer need hold only what is in flight to a server nearby. Left to
-// Linux's tuning it grew to megabytes, and after a cut the gateway, at
-// 400 commands a second, wrote into it for seconds before a write blocked
-// and timed out: it left a cut node 7.6 s after the cut, its commands of
-// those seconds stuck with it.
+// Linux's tuning it grows to megabytes: after a cut, a gateway sending 400
+// commands a second writes into it for seconds before a write blocks and
+// times out, and the commands of those seconds stay with the cut node.
 const sendBuffer = 32 << 10
 
 // Options notice within about six seconds a server that stopped answering:
