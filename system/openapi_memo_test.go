@@ -66,8 +66,7 @@ func answerKey(req *http.Request, routePath string, status int, header http.Head
 // still checked, as checkAPI checks it, only after the clock stops.
 type laterChecks struct {
 	mu   sync.Mutex
-	seen map[string]bool // answers held, by method, path, status, headers and body
-	held []heldAnswer
+	held map[string]heldAnswer // by answerKey: each distinct answer once
 }
 
 // heldAnswer is one answer waiting for its check.
@@ -78,16 +77,15 @@ type heldAnswer struct {
 	body   []byte
 }
 
-func newLaterChecks() *laterChecks { return &laterChecks{seen: map[string]bool{}} }
+func newLaterChecks() *laterChecks { return &laterChecks{held: map[string]heldAnswer{}} }
 
 // hold keeps an answer for check, once per distinct answer.
 func (l *laterChecks) hold(req *http.Request, status int, header http.Header, body []byte) {
 	key := answerKey(req, req.URL.Path, status, header, body)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.seen[key] {
-		l.seen[key] = true
-		l.held = append(l.held, heldAnswer{req, status, header, body})
+	if _, ok := l.held[key]; !ok {
+		l.held[key] = heldAnswer{req, status, header, body}
 	}
 }
 
@@ -96,7 +94,7 @@ func (l *laterChecks) check(t testing.TB) {
 	t.Helper()
 	l.mu.Lock()
 	held := l.held
-	l.held, l.seen = nil, map[string]bool{}
+	l.held = map[string]heldAnswer{}
 	l.mu.Unlock()
 	for _, a := range held {
 		checkAPI(t, a.req, a.status, a.header, a.body)

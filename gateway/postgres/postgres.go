@@ -18,9 +18,9 @@ import (
 // Open connects a pool of at most maxConns connections. Reads are short; a
 // small bound keeps a burst of listings from taking the connections the
 // bookers decide with. They are kept open and warm (see warmConns), opened
-// by the pool in the background from the start. The pool's connections run with jit
-// off unless the URL sets it (?jit=on): a read of a few indexed rows never
-// repays compiling it, which PostgreSQL does once a plan's estimate is high.
+// by the pool in the background from the start. They run with jit off unless
+// the URL sets it (?jit=on): a read of a few indexed rows never repays
+// compiling it, which PostgreSQL does once a plan's estimate is high.
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {

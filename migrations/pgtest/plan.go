@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -14,7 +15,7 @@ import (
 // wings open their pools so (decision 0026), each with an opener of its own.
 func ConnectionsWithoutJIT(t *testing.T, open func(ctx context.Context, dbURL string) (*pgxpool.Pool, error)) {
 	t.Helper()
-	_, dbURL := Pool(t, 2)
+	dbURL := URL(t)
 	for _, tc := range []struct {
 		name, param, want string
 	}{
@@ -55,17 +56,9 @@ func Explain(t testing.TB, db *pgxpool.Pool, sql string, args ...any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var plan strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
-	return plan.String()
+	return strings.Join(lines, "\n") + "\n"
 }
