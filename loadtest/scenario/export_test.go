@@ -1,7 +1,12 @@
 package scenario
 
 import (
+	"context"
+	"io"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"termin/loadtest"
 
 	"termin/loadtest/report"
 
@@ -45,4 +50,11 @@ func PlacesLeft(in []FairAccount, openings int) []int { return placesLeft(accoun
 func FairReport(in []FairAccount, openings int, booked map[int64]int, places int) report.Fairness {
 	f := &fairRun{o: FairnessOptions{Waves: 1, Doctors: openings}}
 	return f.report(accountsOf(in), booked, placesLeft(accountsOf(in), openings), places)
+}
+
+// SeedSlots seeds doctors × perDay slots of one day, open now, one place
+// each, as a scenario's bulk load does.
+func SeedSlots(ctx context.Context, pool *pgxpool.Pool, id loadtest.IDs, doctors, perDay int) error {
+	_, err := seedSlots(ctx, pool, id, time.UTC, []grid{{doctors: doctors, days: 1, perDay: perDay, capacity: fixed(1)}}, io.Discard)
+	return err
 }
