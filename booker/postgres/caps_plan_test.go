@@ -13,7 +13,7 @@ import (
 // TestUpcomingCountUsesPatientIndex: the caps' count of a patient's upcoming
 // appointments reaches appointment through the (patient_id,
 // idempotency_key) index, never by a scan of the table, so turning the caps
-// on by default keeps a booking's cost independent of the table's size;
+// on by default keeps a booking's cost independent of the table's size,
 // whatever the statistics say. The table holds 20,000 rows, enough that a
 // scan would be the planner's choice if the query allowed one, and its
 // statistics are either current or were taken while it held one page and no

@@ -6,11 +6,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"termin/loadtest"
-
-	"termin/loadtest/report"
-
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+	"termin/loadtest"
+	"termin/loadtest/report"
 )
 
 // SeedDirectory and SearchPath are the day's directory and searches, for
