@@ -73,25 +73,12 @@ type burst struct {
 	err     error
 }
 
-// burstOpensIn is how long after seeding the burst's slots open: time for
-// the pages to sign in, find the slot and join the line before the opening.
-// The load test's own 10 s is too little on a busy machine: a page can
-// click after the opening, be booked at once and never show the line.
-const burstOpensIn = 20 * time.Second
-
 // startBurst runs the opening scenario of `make loadtest` with its defaults
 // — the popular doctor's 40 slots (30 of one place, 10 of ten), 5,000
 // clicks/s offered from 20,000 patients, 5 % of them clicking twice, 1,000
 // slot-list reads/s of 20 other doctors — for burstClicks, the slots opening
-// burstOpensIn after seeding, and returns once they are seeded and named.
-func startBurst(t *testing.T, sys *system.System, dev system.DevAuth) *burst {
-	t.Helper()
-	return startBurstOpeningIn(t, sys, dev, burstOpensIn)
-}
-
-// startBurstOpeningIn is startBurst with the opening opensIn after seeding
-// (0: the load test's default, 10 s).
-func startBurstOpeningIn(t *testing.T, sys *system.System, dev system.DevAuth, opensIn time.Duration) *burst {
+// opensIn after seeding, and returns once they are seeded and named.
+func startBurst(t *testing.T, sys *system.System, dev system.DevAuth, opensIn time.Duration) *burst {
 	t.Helper()
 	b := &burst{done: make(chan struct{}), opts: loadtest.Options{Scenario: loadtest.ScenarioOpening,
 		GatewayURL: sys.Gateway.URL(), AuthToken: dev.AdminToken, DatabaseURL: sys.DatabaseURL,

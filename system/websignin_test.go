@@ -62,7 +62,7 @@ func TestPagesSignInThroughTheProvider(t *testing.T) {
 		t.Errorf("the page shows %q, want the demo patient linked to patient 77", who)
 	}
 	p.noTokenInAddress()
-	b := startBurstOpeningIn(t, sys, dev, signInOpensIn)
+	b := startBurst(t, sys, dev, signInOpensIn)
 	p.run("reload, signed in still, with the burst's doctor listed", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#nav")))
 	line := &pageBooking{name: "signed in at the provider, in line", patient: linePatient, slot: b.opening.Slots[1].ID, from: b.opening.OpensAt, p: p}
 	p.chooseDay(b.opening.Doctor, b.opening.Slots[0].Start)
