@@ -36,7 +36,8 @@ tests='TestDemoDoctorsComeAsPlans|TestDoctorsAndTheSlotList|TestScheduleAYearAhe
 '|TestLongerVisitThroughHTTP|TestAlternativesTakeTheFirstFreeSlot|TestOnePlacePerPatientInAnOpening'\
 '|TestExportAndErasureEndToEnd|TestBlockRacesBookingsAndUnblockOffersTheWaitlist|TestRunRefusesStrangers'\
 '|TestWaitlistThroughGatewayAndBooker|TestFreedPlaceIsOfferedToTheWaitlistInTurn|TestOpeningIsWarmedBeforeItsFirstClicks'\
-'|TestBookingAPIStatusCodes|TestAppointmentReadAndCancel|TestRescheduleThroughTheQueue|TestTwoGatewaysKeepOneLine'
+'|TestBookingAPIStatusCodes|TestAppointmentReadAndCancel|TestRescheduleThroughTheQueue|TestTwoGatewaysKeepOneLine'\
+'|TestReadsByOthersAreLogged'
 n=$(echo "$instants" | grep -c .)
 i=0
 failed=""

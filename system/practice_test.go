@@ -62,8 +62,9 @@ func TestReadsByOthersAreLogged(t *testing.T) {
 	t.Parallel()
 	s := newPeopleStack(t)
 	s.doctorIn(42, 1, "Dr. Weber")
-	day := s.now().Add(48 * time.Hour).Truncate(time.Hour)
-	date := day.In(berlin).Format(time.DateOnly)
+	d := s.now().In(berlin).AddDate(0, 0, 2)
+	day := time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, berlin) // both bookings on the day read
+	date := day.Format(time.DateOnly)
 	a := s.patient(7).mustSend("POST", "/api/appointments", "r-1", bookBody(s.slot(42, day, 1), 7))
 	s.patient(8).mustSend("POST", "/api/appointments", "r-2", bookBody(s.slot(42, day.Add(time.Hour), 1), 8))
 	s.patient(7).mustSend("GET", "/api/appointments", "", nil)
