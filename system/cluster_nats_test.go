@@ -61,6 +61,18 @@ func startNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
 // the cluster it returns is still to be shut down.
 func formNATSCluster(t testing.TB, size int, syncAlways bool) (*natsCluster, error) {
 	t.Helper()
+	c := planNATSCluster(t, size, syncAlways)
+	var errs []error
+	for _, n := range c.nodes {
+		errs = append(errs, n.start())
+	}
+	return c, errors.Join(errs...)
+}
+
+// planNATSCluster gives each of size nodes its ports, its store and routes
+// to them all, and starts none of them.
+func planNATSCluster(t testing.TB, size int, syncAlways bool) *natsCluster {
+	t.Helper()
 	c := &natsCluster{}
 	var routes []string
 	for i := range size {
@@ -68,12 +80,10 @@ func formNATSCluster(t testing.TB, size int, syncAlways bool) (*natsCluster, err
 		routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", n.clusterPort))
 		c.nodes = append(c.nodes, n)
 	}
-	var errs []error
 	for _, n := range c.nodes {
 		n.routes = strings.Join(routes, ",")
-		errs = append(errs, n.start())
 	}
-	return c, errors.Join(errs...)
+	return c
 }
 
 func (n *natsNode) options() *server.Options {

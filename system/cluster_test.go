@@ -104,16 +104,21 @@ func startBookerOn(t *testing.T, dbURL, natsURL string, stream jetstream.Config,
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a, err := bookerapp.Start(ctx, bookerapp.Config{
-		DatabaseURL: dbURL, NATSURL: natsURL, Addr: "127.0.0.1:0", Zone: berlin,
-		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true,
-		Stream: stream, Logger: log, NATSOptions: opts,
-	})
+	a, err := bookerapp.Start(ctx, bookerOn(dbURL, natsURL, stream, log, opts...))
 	if err != nil {
 		t.Fatalf("start booker: %v", err)
 	}
 	t.Cleanup(func() { shutdown(a.Shutdown) })
 	return a
+}
+
+// bookerOn is the configuration of a booker on the given database and NATS URL(s).
+func bookerOn(dbURL, natsURL string, stream jetstream.Config, log *slog.Logger, opts ...nats.Option) bookerapp.Config {
+	return bookerapp.Config{
+		DatabaseURL: dbURL, NATSURL: natsURL, Addr: "127.0.0.1:0", Zone: berlin,
+		Workers: 4, BatchSize: 50, BatchWait: 2 * time.Millisecond, DBConns: 10, Migrate: true,
+		Stream: stream, Logger: log, NATSOptions: opts,
+	}
 }
 
 // startGatewayOn starts a gateway on the given database and NATS URL(s),

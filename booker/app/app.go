@@ -107,7 +107,7 @@ func (a *App) start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	cons, kv, err := jetstream.Setup(ctx, js, a.cfg.Stream)
+	cons, kv, err := jetstream.SetupWhenPlaced(ctx, js, a.cfg.Stream, a.cfg.Logger)
 	if err != nil {
 		return err
 	}
