@@ -370,7 +370,7 @@ func (b *batch) cancel(ctx context.Context, i int) error {
 }
 
 func (b *batch) cancelUnchanged(ctx context.Context, i int) error {
-	a, err := scanAppointment(b.tx.QueryRow(ctx, `
+	a, _, err := scanAppointment(b.tx.QueryRow(ctx, `
         SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`,
 		b.ops[i].Cancel))
 	switch {

@@ -49,3 +49,41 @@ func TestDecideTellsTheHoldersOfTheSlotsItFills(t *testing.T) {
 		t.Errorf("second booking of the capacity-1 slot: %v, want %v", out[1].Err, booker.ErrSlotFull)
 	}
 }
+
+// TestHoldersReadsEverySlotAtOnce: one read names, by slot, the patients
+// booked or holding a place; a cancelled appointment holds none, and a slot
+// nobody holds is absent.
+func TestHoldersReadsEverySlotAtOnce(t *testing.T) {
+	store, pool := newStore(t)
+	ctx := context.Background()
+	pair := pgtest.InsertSlot(t, pool, 1, future, 2)
+	held := pgtest.InsertSlot(t, pool, 1, future.Add(time.Hour), 2)
+	empty := pgtest.InsertSlot(t, pool, 1, future.Add(2*time.Hour), 1)
+	book := func(slot, patient int64, isHold bool) booker.Booking {
+		o := decideOne(t, store, booker.Op{Book: &booker.BookRequest{SlotID: slot, PatientID: patient, IdempotencyKey: "k" + strconv.FormatInt(patient, 10), Hold: isHold}})
+		if o.Err != nil {
+			t.Fatalf("book slot %d for %d: %v", slot, patient, o.Err)
+		}
+		return o.Booking
+	}
+	book(pair, 1, false)
+	book(pair, 2, false)
+	book(held, 3, true)
+	gone := book(held, 4, false)
+	if o := decideOne(t, store, booker.Op{Cancel: gone.ID}); o.Err != nil {
+		t.Fatalf("cancel: %v", o.Err)
+	}
+	got, err := store.Holders(ctx, []int64{pair, held, empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64][]int64{pair: {1, 2}, held: {3}}
+	if len(got) != len(want) {
+		t.Fatalf("holders of %d slots %v, want %v", len(got), got, want)
+	}
+	for slot, patients := range want {
+		if g := slices.Sorted(slices.Values(got[slot])); !slices.Equal(g, patients) {
+			t.Errorf("slot %d: holders %v, want %v", slot, g, patients)
+		}
+	}
+}

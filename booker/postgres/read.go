@@ -18,12 +18,7 @@ const appointmentColumns = `a.id, a.slot_id, a.patient_id, a.status, a.created_a
 
 // scanAppointment reads appointmentColumns; spans is how many slots a longer
 // visit takes beyond its first.
-func scanAppointment(row pgx.Row) (booker.Appointment, error) {
-	a, _, err := scanAppointmentSpan(row)
-	return a, err
-}
-
-func scanAppointmentSpan(row pgx.Row) (booker.Appointment, int, error) {
+func scanAppointment(row pgx.Row) (booker.Appointment, int, error) {
 	var a booker.Appointment
 	var expires *time.Time
 	var spans int
@@ -34,7 +29,7 @@ func scanAppointmentSpan(row pgx.Row) (booker.Appointment, int, error) {
 
 // Appointment reads one appointment by id.
 func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, error) {
-	a, err := scanAppointment(s.pool.QueryRow(ctx, `
+	a, _, err := scanAppointment(s.pool.QueryRow(ctx, `
         SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id WHERE a.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return booker.Appointment{}, booker.ErrAppointmentNotFound
@@ -45,13 +40,17 @@ func (s *Store) Appointment(ctx context.Context, id int64) (booker.Appointment, 
 	return a, nil
 }
 
-// Holders lists the patients holding a place in the slot. A full slot's
-// announcement carries them, so that a gateway refusing the slot locally still
-// lets a holder's repeat through to its own answer.
-func (s *Store) Holders(ctx context.Context, slotID int64) ([]int64, error) {
-	rows, err := s.pool.Query(ctx, `SELECT patient_id FROM appointment WHERE slot_id = $1 AND status IN ('BOOKED', 'HELD')`, slotID)
+// Holders lists, by slot, the patients holding a place in each of the
+// slots (a slot nobody holds is absent), in one read for all of them. A full
+// slot's announcement carries them, so that a gateway refusing the slot
+// locally still lets a holder's repeat through to its own answer.
+func (s *Store) Holders(ctx context.Context, slotIDs []int64) (map[int64][]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT slot_id, patient_id FROM appointment WHERE slot_id = ANY($1) AND status IN ('BOOKED', 'HELD')`, slotIDs)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: holders: %w", err)
 	}
-	return pgx.CollectRows(rows, pgx.RowTo[int64])
+	holders := make(map[int64][]int64, len(slotIDs))
+	var slot, patient int64
+	_, err = pgx.ForEachRow(rows, []any{&slot, &patient}, func() error { holders[slot] = append(holders[slot], patient); return nil })
+	return holders, err
 }

@@ -119,7 +119,7 @@ func (b *batch) reschedule(ctx context.Context, i int) error {
 // movable reads the appointment to move, locked; a refusal is left in the
 // op's outcome by checkMove, an infrastructure failure returned.
 func (b *batch) movable(ctx context.Context, req booker.RescheduleRequest) (booker.Appointment, int, error) {
-	a, spans, err := scanAppointmentSpan(b.tx.QueryRow(ctx, `
+	a, spans, err := scanAppointment(b.tx.QueryRow(ctx, `
         SELECT `+appointmentColumns+` FROM appointment a JOIN time_slot t ON t.id = a.slot_id
         WHERE a.id = $1 FOR UPDATE OF a`, req.AppointmentID))
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -15,9 +15,9 @@ import (
 	"termin/shared"
 )
 
-// HolderReader lists who holds a slot's places.
+// HolderReader lists who holds the places of each of the slots, by slot.
 type HolderReader interface {
-	Holders(ctx context.Context, slotID int64) ([]int64, error)
+	Holders(ctx context.Context, slotIDs []int64) (map[int64][]int64, error)
 }
 
 // Announcer tells every gateway when a slot fills or gets room again, so that
@@ -122,21 +122,33 @@ func (a *Announcer) Tracked() int {
 
 // Send announces a batch's slot states in one message: at 7:00 nearly every
 // booking fills its slot, and a message per slot cost every gateway a
-// message and a decode per booking. A full slot whose holders are not known
-// yet has them read first; without them a full mark could refuse a holder's
-// repeat, so such a slot is left out when the read fails.
+// message and a decode per booking. The full slots whose holders are not
+// known yet have them read first, in one read: a batch of refusals at an
+// opening names dozens of slots filled by earlier batches, and a read each,
+// made while the lane waits, held up the next batch. Without holders a full
+// mark could refuse a holder's repeat, so such slots are left out when the
+// read fails.
 func (a *Announcer) Send(ctx context.Context, states []shared.SlotState) {
 	if a == nil || len(states) == 0 {
 		return
 	}
+	var unknown []int64
+	for _, s := range states {
+		if s.Left == 0 && s.Holders == nil {
+			unknown = append(unknown, s.SlotID)
+		}
+	}
+	var holders map[int64][]int64
+	if len(unknown) > 0 {
+		holders, _ = a.Holders.Holders(ctx, unknown)
+	}
 	out := states[:0]
 	for _, s := range states {
 		if s.Left == 0 && s.Holders == nil {
-			holders, err := a.Holders.Holders(ctx, s.SlotID)
-			if err != nil {
+			if holders == nil {
 				continue
 			}
-			s.Holders = holders
+			s.Holders = holders[s.SlotID]
 		}
 		out = append(out, s)
 	}
