@@ -36,20 +36,24 @@ func TestBookerStartsWhileItsClusterForms(t *testing.T) {
 	stream.Replicas = 3
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	started := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	type start struct {
+		app *bookerapp.App
+		err error
+	}
+	started := make(chan start, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
 		a, err := bookerapp.Start(ctx, bookerOn(dbURL, c.clientURLs(), stream, log))
-		if err == nil {
-			t.Cleanup(func() { shutdown(a.Shutdown) })
-		}
-		started <- err
+		started <- start{a, err}
 	}()
 	poll.For(t, time.Minute, 50*time.Millisecond, func() error {
 		select {
-		case err := <-started:
-			t.Fatalf("the booker's start returned before the cluster had three nodes: %v", err)
+		case s := <-started:
+			if s.app != nil {
+				shutdown(s.app.Shutdown)
+			}
+			t.Fatalf("the booker's start returned before the cluster had three nodes: %v", s.err)
 		default:
 		}
 		if !strings.Contains(logs.String(), "cannot place the booking stream yet") {
@@ -61,10 +65,11 @@ func TestBookerStartsWhileItsClusterForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-started:
-		if err != nil {
-			t.Fatalf("start booker once the third node joined: %v", err)
+	case s := <-started:
+		if s.err != nil {
+			t.Fatalf("start booker once the third node joined: %v", s.err)
 		}
+		t.Cleanup(func() { shutdown(s.app.Shutdown) })
 	case <-time.After(90 * time.Second):
 		t.Fatal("the booker had not started 90 s after the third node joined")
 	}

@@ -46,10 +46,9 @@ func SetupWhenPlaced(ctx context.Context, js jetstream.JetStream, cfg Config, lo
 		tctx, cancel := context.WithTimeout(ctx, placementTry)
 		defer cancel()
 		parts, kv, err := Setup(tctx, js, cfg)
-		if err != nil && !Unplaced(err) {
+		if last = err; err != nil && !Unplaced(err) {
 			return placed{}, retry.Permanent(err)
 		}
-		last = err
 		return placed{parts, kv}, err
 	}
 	waiting := func(err error, next time.Duration) {

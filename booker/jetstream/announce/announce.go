@@ -123,11 +123,10 @@ func (a *Announcer) Tracked() int {
 // Send announces a batch's slot states in one message: at 7:00 nearly every
 // booking fills its slot, and a message per slot cost every gateway a
 // message and a decode per booking. The full slots whose holders are not
-// known yet have them read first, in one read: a batch of refusals at an
-// opening names dozens of slots filled by earlier batches, and a read each,
-// made while the lane waits, held up the next batch. Without holders a full
-// mark could refuse a holder's repeat, so such slots are left out when the
-// read fails.
+// known yet (slots earlier batches filled, re-announced for this one's
+// refusals) have them read first, in one read for all of them, while the
+// lane waits. Without holders a full mark could refuse a holder's repeat,
+// so such slots are left out when the read fails.
 func (a *Announcer) Send(ctx context.Context, states []shared.SlotState) {
 	if a == nil || len(states) == 0 {
 		return
