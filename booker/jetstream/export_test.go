@@ -142,3 +142,6 @@ func (w *Worker) Handle(ctx context.Context, msgs []jetstream.Msg) {
 	}
 	w.HandleBatch(ctx, entries).wait()
 }
+
+// Unplaced is what the booker waits out while its cluster forms.
+var Unplaced = unplaced

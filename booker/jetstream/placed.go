@@ -46,7 +46,7 @@ func SetupWhenPlaced(ctx context.Context, js jetstream.JetStream, cfg Config, lo
 		tctx, cancel := context.WithTimeout(ctx, placementTry)
 		defer cancel()
 		parts, kv, err := Setup(tctx, js, cfg)
-		if last = err; err != nil && !Unplaced(err) {
+		if last = err; err != nil && !unplaced(err) {
 			return placed{}, retry.Permanent(err)
 		}
 		return placed{parts, kv}, err
@@ -63,11 +63,11 @@ func SetupWhenPlaced(ctx context.Context, js jetstream.JetStream, cfg Config, lo
 	return p.parts, p.kv, err
 }
 
-// Unplaced reports whether err is a JetStream cluster still forming: no
+// unplaced reports whether err is a JetStream cluster still forming: no
 // meta leader (the request times out, or the system is "temporarily
 // unavailable"), or one that cannot place the replicas yet. A server
 // without JetStream answers no request at all and is not waited for.
-func Unplaced(err error) bool {
+func unplaced(err error) bool {
 	var api *jetstream.APIError
 	if errors.As(err, &api) {
 		return api.ErrorCode == errCodeNoPeers || api.ErrorCode == errCodeUnavailable
