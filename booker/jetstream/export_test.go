@@ -145,3 +145,7 @@ func (w *Worker) Handle(ctx context.Context, msgs []jetstream.Msg) {
 
 // Unplaced is what the booker waits out while its cluster forms.
 var Unplaced = unplaced
+
+// DropDeliveries has the pool lose the deliveries drop is true for before
+// it sees them, as a connection cut in mid-delivery does.
+func (p *Pool) DropDeliveries(drop func(jetstream.Msg) bool) { p.drop = drop }

@@ -24,6 +24,11 @@ type partition struct {
 	// ahead is how many of its commands the stream held undelivered behind
 	// the last one pulled (see Pool.company).
 	ahead atomic.Uint64
+	// delivered is the delivery sequence of the last message pulled, and
+	// reset when the consumer was last told to deliver again (lost.go);
+	// only the partition's Consume callback touches them.
+	delivered uint64
+	reset     time.Time
 }
 
 type partitionState int
@@ -202,7 +207,12 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 			p.Log.Debug("resetting a partition to its ack floor", "partition", part.n, "err", err)
 		}
 	}
-	cc, err := part.cons.Consume(func(m jetstream.Msg) { p.route(part, m) }, opts...)
+	part.delivered = 0
+	cc, err := part.cons.Consume(func(m jetstream.Msg) {
+		if p.drop == nil || !p.drop(m) {
+			p.route(part, m)
+		}
+	}, opts...)
 	if err != nil {
 		p.Log.Warn("pulling a partition", "partition", part.n, "err", err)
 		return

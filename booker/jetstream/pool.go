@@ -40,6 +40,9 @@ type Pool struct {
 
 	lanes []*lane
 	parts []*partition
+	// drop, when set, loses the deliveries it is true for before the pool
+	// sees them, as a connection cut in mid-delivery does; tests set it.
+	drop func(jetstream.Msg) bool
 }
 
 // Run holds partitions and decides their commands until ctx is cancelled.
@@ -89,12 +92,19 @@ func (p *Pool) drain(ctx context.Context, l *lane) {
 // Consume's, whose messages wait in the subscription's own pending buffer
 // while the lanes are busy: Messages' buffer holds one pull's worth, and
 // the second pull a missed heartbeat or a reconnect sends while the first
-// still delivers overflowed it, the client dropping commands that then came
-// back only after AckWait.
+// still delivers overflowed it, the client dropping commands. A delivery
+// lost on the way shows as a skipped delivery sequence (lost.go).
 func (p *Pool) route(part *partition, m jetstream.Msg) {
 	entries := p.Worker.parse(m)
 	part.hand.Add(len(entries))
-	was := part.ahead.Swap(numPending(m))
+	var pending uint64
+	if meta, err := m.Metadata(); err == nil {
+		pending = meta.NumPending
+		if lost := part.skipped(meta); lost > 0 {
+			p.recover(part, lost)
+		}
+	}
+	was := part.ahead.Swap(pending)
 	for _, e := range entries {
 		e.hand = &part.hand
 		p.lanes[laneOf(e, len(p.lanes))].push(e)
@@ -102,16 +112,6 @@ func (p *Pool) route(part *partition, m jetstream.Msg) {
 	if was > 0 && part.ahead.Load() == 0 {
 		p.wakeLanes()
 	}
-}
-
-// numPending is how many of the partition's commands the stream still
-// holds behind m, undelivered.
-func numPending(m jetstream.Msg) uint64 {
-	meta, err := m.Metadata()
-	if err != nil {
-		return 0
-	}
-	return meta.NumPending
 }
 
 // company reports whether commands are still pending in the stream for a
