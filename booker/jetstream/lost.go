@@ -35,22 +35,22 @@ func (part *partition) skipped(meta *jetstream.MsgMetadata) uint64 {
 	return seq - last - 1
 }
 
-// recover has the partition's consumer deliver again, from its ack floor,
+// askAgain has the partition's consumer deliver again, from its ack floor,
 // the commands lost on the way, rather than after AckWait. The commands in
 // hand come again too, and are answered as the repeats they are. A server
 // before 2.14 cannot reset a consumer: the lost commands then come back
 // after AckWait, as before.
-func (p *Pool) recover(part *partition, lost uint64) {
-	if !serverAtLeast(p.Worker.Conn.ConnectedServerVersion(), 2, 14) || time.Since(part.reset) < resetSpacing {
+func (p *Pool) askAgain(part *partition, lost uint64) {
+	if time.Since(part.reset) < resetSpacing {
 		return
 	}
 	part.reset = time.Now()
-	stream, name := p.Partitions.Stream.CachedInfo().Config.Name, part.cons.CachedInfo().Name
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_, err := p.Worker.JS.ResetConsumer(ctx, stream, name)
-		p.Log.Warn("commands sent to this booker never arrived; the partition delivers again from its ack floor",
-			"partition", part.n, "lost", lost, "err", err)
+		if can, err := p.resetToAckFloor(ctx, part); can {
+			p.Log.Warn("commands sent to this booker never arrived; the partition delivers again from its ack floor",
+				"partition", part.n, "lost", lost, "err", err)
+		}
 	}()
 }

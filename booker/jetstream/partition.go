@@ -202,10 +202,8 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 		}
 		opts = append(opts, jetstream.PullPriorityGroup(Group))
 	}
-	if serverAtLeast(p.Worker.Conn.ConnectedServerVersion(), 2, 14) {
-		if _, err := p.Worker.JS.ResetConsumer(api, p.Partitions.Stream.CachedInfo().Config.Name, name); err != nil {
-			p.Log.Debug("resetting a partition to its ack floor", "partition", part.n, "err", err)
-		}
+	if _, err := p.resetToAckFloor(api, part); err != nil {
+		p.Log.Debug("resetting a partition to its ack floor", "partition", part.n, "err", err)
 	}
 	part.delivered = 0
 	cc, err := part.cons.Consume(func(m jetstream.Msg) {
@@ -219,6 +217,17 @@ func (p *Pool) acquire(ctx context.Context, part *partition) {
 	}
 	part.pulling, part.state = cc, held
 	p.Log.Debug("partition taken", "partition", part.n)
+}
+
+// resetToAckFloor has the partition's consumer deliver again, from its ack
+// floor, every command not yet acknowledged. It reports false, without
+// asking, to a server before 2.14, which cannot reset a consumer.
+func (p *Pool) resetToAckFloor(ctx context.Context, part *partition) (bool, error) {
+	if !serverAtLeast(p.Worker.Conn.ConnectedServerVersion(), 2, 14) {
+		return false, nil
+	}
+	_, err := p.Worker.JS.ResetConsumer(ctx, p.Partitions.Stream.CachedInfo().Config.Name, part.cons.CachedInfo().Name)
+	return true, err
 }
 
 // release stops pulling a partition, waits until every command pulled from

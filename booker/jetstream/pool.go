@@ -101,7 +101,7 @@ func (p *Pool) route(part *partition, m jetstream.Msg) {
 	if meta, err := m.Metadata(); err == nil {
 		pending = meta.NumPending
 		if lost := part.skipped(meta); lost > 0 {
-			p.recover(part, lost)
+			p.askAgain(part, lost)
 		}
 	}
 	was := part.ahead.Swap(pending)
